@@ -1,0 +1,79 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef CELLGYM_XRC_ENB_AGENT_H
+#define CELLGYM_XRC_ENB_AGENT_H
+
+#include "ns3/ipv4-address.h"
+#include "ns3/lte-helper.h"
+#include "ns3/net-device-container.h"
+#include "ns3/object.h"
+
+#include <cstdint>
+
+namespace ns3
+{
+
+/// @brief Per-UE counters the scenario reads once per environment step (then they restart).
+struct XrcUeStepStats
+{
+    double capacityMbps{0};  //!< mean of the capacity estimate over the step (new TBs + free-RB share)
+    double txMbps{0};        //!< new transport-block bytes sent in the step, as a rate
+    double holMs{0};         //!< latest RLC HoL delay
+    double holMaxMs{0};      //!< maximum HoL delay reported in the step
+    double rlcBytes{0};      //!< latest RLC transmit queue size
+    uint32_t rlcDrops{0};    //!< packets dropped at the RLC because the buffer was full, in the step
+};
+
+/**
+ * @brief The XRC base-station agent (XRC paper, section III.A).
+ *
+ * Per UE: capacity from new transport blocks only (NDI set, `LteEnbPhy::DlPhyTransmission`) plus the
+ * UE's share of unused resource blocks, averaged over the last `WindowTtis` TTIs. Per flow: the fair
+ * share C_i = C / active flows of the UE, a flow being active while its downlink packets arrive less
+ * than `ActiveTimeout` apart. The RLC head-of-line delay comes from a component-carrier-manager
+ * subclass (`DoReportBufferStatus`). Both values are written into an `XrcFeedbackTag` on the flow's
+ * uplink ACKs as they leave the eNB, so the sender sees them with the real uplink delay.
+ */
+class XrcEnbAgent : public Object
+{
+  public:
+    static TypeId GetTypeId();
+    XrcEnbAgent();
+    ~XrcEnbAgent() override;
+
+    /// @brief Select the HoL-reporting component carrier manager. Call before installing eNB devices.
+    static void ConfigureLteHelper(Ptr<LteHelper> lteHelper);
+
+    /**
+     * @brief Hook the agent into an installed eNB.
+     * @param enbDevice the eNB's LteEnbNetDevice
+     * @param s1uDevice the eNB's S1-U device (uplink GTP-U packets leave through it)
+     * @param numRbs downlink bandwidth in RBs
+     */
+    void Install(Ptr<NetDevice> enbDevice, Ptr<NetDevice> s1uDevice, uint16_t numRbs);
+
+    /**
+     * @brief Declare a flow (call before it starts).
+     * @param flowId the flow's index in the scenario
+     * @param imsi the UE's IMSI
+     * @param ueAddress the UE's IP address
+     * @param uePort the UE-side TCP port of the flow (its uplink ACKs carry it as source port)
+     */
+    void AddFlow(uint32_t flowId, uint64_t imsi, Ipv4Address ueAddress, uint16_t uePort);
+
+    /// @return the flow's current fair-share rate C_i in Mbit/s (0 while the flow is inactive)
+    double GetFlowRateMbps(uint32_t flowId) const;
+
+    /// @return the UE's latest RLC HoL delay in ms
+    double GetHolMs(uint64_t imsi) const;
+
+    /// @return the UE's counters since the previous call, then restart them
+    XrcUeStepStats TakeStepStats(uint64_t imsi);
+
+  private:
+    struct Impl;
+    std::unique_ptr<Impl> m_impl; //!< state
+};
+
+} // namespace ns3
+
+#endif // CELLGYM_XRC_ENB_AGENT_H

@@ -1,0 +1,31 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef CELLGYM_XRC_FEEDBACK_TAG_H
+#define CELLGYM_XRC_FEEDBACK_TAG_H
+
+#include "ns3/tag.h"
+
+namespace ns3
+{
+
+/**
+ * @brief Explicit feedback the XRC agent piggybacks on uplink ACKs: the flow's fair-share rate and
+ * the UE's RLC head-of-line delay, plus the eNB time at which they were written.
+ */
+class XrcFeedbackTag : public Tag
+{
+  public:
+    static TypeId GetTypeId();
+    TypeId GetInstanceTypeId() const override;
+    uint32_t GetSerializedSize() const override;
+    void Serialize(TagBuffer i) const override;
+    void Deserialize(TagBuffer i) override;
+    void Print(std::ostream& os) const override;
+
+    double rateMbps{0};   //!< explicit fair-share rate C_i, Mbit/s
+    double holMs{0};      //!< RLC HoL delay, ms
+    double stampS{0};     //!< simulation time the eNB wrote the tag, s
+};
+
+} // namespace ns3
+
+#endif // CELLGYM_XRC_FEEDBACK_TAG_H
