@@ -1,0 +1,109 @@
+"""The reward: utilization, a queueing-delay budget and Jain fairness, each reported separately.
+
+``reward = w_utilization * utilization - w_delay * delay_penalty + w_fairness * jain``
+
+- ``utilization``: bytes delivered to the controlled flow's UE in the step (all its flows) over the
+  UE's available capacity in the step (the eNB agent's estimate, new transport blocks plus the UE's
+  share of idle resource blocks), clipped to [0, 1].
+- ``delay_penalty``: ``max(0, d - budget) / budget`` with ``d = max(HoL, RTT_mean - RTT_min)`` for
+  the controlled flow (XRC's queueing-delay estimate: the RLC head-of-line delay at the eNB, or the
+  end-to-end queueing delay when larger); clipped to ``max_delay_penalty``.
+- ``jain``: Jain's index over the throughputs of the cell's active flows in the step
+  (1 for one flow).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cellgym.fields import FLOW, UE
+
+
+@dataclass
+class RewardSpec:
+    """Weights and budget of the reward.
+
+    Attributes:
+        w_utilization: Weight of the utilization term.
+        w_delay: Weight of the queueing-delay penalty.
+        w_fairness: Weight of Jain's fairness index.
+        delay_budget_ms: Queueing-delay budget, in ms (XRC's default: 10 ms).
+        max_delay_penalty: Upper clip of the delay penalty (in budgets over the budget).
+    """
+
+    w_utilization: float = 1.0
+    w_delay: float = 0.5
+    w_fairness: float = 0.2
+    delay_budget_ms: float = 10.0
+    max_delay_penalty: float = 10.0
+
+    def __post_init__(self) -> None:
+        """Validate the fields."""
+        for name in ("w_utilization", "w_delay", "w_fairness"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"reward.{name}={getattr(self, name)!r}: allowed [0, inf)")
+        if not self.delay_budget_ms > 0:
+            raise ValueError(f"reward.delay_budget_ms={self.delay_budget_ms!r}: allowed (0, inf)")
+        if not self.max_delay_penalty > 0:
+            raise ValueError(
+                f"reward.max_delay_penalty={self.max_delay_penalty!r}: allowed (0, inf)"
+            )
+
+
+def jain_index(x: np.ndarray) -> float:
+    """Jain's fairness index of non-negative values; 1.0 for an empty or all-zero input."""
+    x = np.asarray(x, dtype=np.float64)
+    if x.size == 0 or not np.any(x > 0):
+        return 1.0
+    return float(x.sum() ** 2 / (x.size * np.square(x).sum()))
+
+
+def queueing_delay_ms(flow_row: np.ndarray, hol_ms: float) -> float:
+    """XRC's queueing-delay estimate for one flow: max(HoL, mean RTT - min RTT), in ms."""
+    e2e = 0.0
+    if flow_row[FLOW["rtt_samples"]] > 0 and flow_row[FLOW["rtt_min_ms"]] > 0:
+        e2e = max(0.0, flow_row[FLOW["rtt_mean_ms"]] - flow_row[FLOW["rtt_min_ms"]])
+    return max(float(hol_ms), e2e)
+
+
+def reward_terms(
+    flows: np.ndarray,
+    ues: np.ndarray,
+    flow_ue: np.ndarray,
+    flow: int,
+    step_s: float,
+    spec: RewardSpec,
+) -> dict[str, float]:
+    """Compute each reward term and their weighted sum for the controlled flow.
+
+    Args:
+        flows: ``[F, len(FLOW_FIELDS)]`` raw flow observation of the step.
+        ues: ``[U, len(UE_FIELDS)]`` raw UE observation of the step.
+        flow_ue: ``[F]`` UE index of each flow.
+        flow: Index of the controlled flow.
+        step_s: Step length in seconds.
+        spec: Weights and budget.
+
+    Returns:
+        ``utilization``, ``delay_ms``, ``delay_penalty``, ``jain`` and ``reward``.
+    """
+    ue = int(flow_ue[flow])
+    delivered_mbps = flows[flow_ue == ue, FLOW["rx_bytes"]].sum() * 8e-6 / step_s
+    capacity = ues[ue, UE["capacity_mbps"]]
+    utilization = float(np.clip(delivered_mbps / capacity, 0.0, 1.0)) if capacity > 0 else 0.0
+    delay = queueing_delay_ms(flows[flow], ues[ue, UE["hol_ms"]])
+    penalty = min(
+        spec.max_delay_penalty, max(0.0, delay - spec.delay_budget_ms) / spec.delay_budget_ms
+    )
+    active = flows[:, FLOW["active"]] > 0
+    jain = jain_index(flows[active, FLOW["rx_bytes"]])
+    reward = spec.w_utilization * utilization - spec.w_delay * penalty + spec.w_fairness * jain
+    return {
+        "utilization": utilization,
+        "delay_ms": delay,
+        "delay_penalty": penalty,
+        "jain": jain,
+        "reward": float(reward),
+    }

@@ -1,0 +1,245 @@
+"""The LTE cell environment: one flow's congestion control, driven step by step."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from cellgym.fields import FLOW, SEGMENT_BYTES, UE
+from cellgym.reward import RewardSpec, reward_terms
+from cellgym.scenario import ScenarioSpec
+from envs.session import RawStep, Session, open_session
+
+#: Columns of the agent's observation, with their unit in the name.
+OBS_FIELDS: tuple[str, ...] = (
+    "fair_rate_mbps",
+    "hol_delay_ms",
+    "rtt_last_ms",
+    "rtt_min_ms",
+    "rtt_mean_ms",
+    "cwnd_bytes",
+    "bytes_in_flight",
+    "delivery_rate_mbps",
+    "loss_events",
+    "retx_segments",
+    "pacing_rate_mbps",
+)
+OBS = {name: i for i, name in enumerate(OBS_FIELDS)}
+_OBS_HIGH = np.array([1e4, 1e5, 1e5, 1e5, 1e5, 1e10, 1e10, 1e4, 1e6, 1e6, 1e4], dtype=np.float32)
+ACTION_MODES: tuple[str, ...] = ("cwnd", "rate")
+MIN_CWND_BYTES = 2 * SEGMENT_BYTES
+MAX_CWND_BYTES = 1e9
+MIN_RATE_MBPS = 0.05
+MAX_RATE_MBPS = 1e4
+
+
+class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
+    """Congestion control of one TCP flow in an LTE cell, with the base station's explicit feedback.
+
+    ## Description
+    One eNB (50 RBs by default), EPC, one or more UEs and TCP downloads from remote servers, as in
+    the XRC paper. One flow (``cca="agent"`` in the scenario) is driven by the policy; the others
+    run ns-3's own congestion controls beside it. The XRC base-station agent estimates each flow's
+    fair share of the UE's capacity and the RLC head-of-line delay and piggybacks both on uplink
+    ACKs, so the policy sees them with the real uplink delay.
+
+    ## Action Space
+    ``Box(-1, 1, (1,), float32)``: a relative change per step. With ``action_mode="cwnd"`` the new
+    congestion window is ``cwnd * max_change ** a`` (bytes, clipped to [2 segments, 1e9]); with
+    ``action_mode="rate"`` the pacing rate becomes ``rate * max_change ** a`` (Mbit/s, clipped to
+    [0.05, 1e4]) and the window is set to ``2 * rate * rtt_min`` (at least 4 segments), so pacing
+    sets the pace. The window is held by the agent's ``TcpCongestionOps`` outside loss recovery.
+
+    ## Observation Space
+    ``Box(0, high, (11,), float32)``, values of the controlled flow at the end of the step:
+
+    | idx | name | unit | min | max | meaning |
+    |-----|------|------|-----|-----|---------|
+    | 0 | fair_rate_mbps | Mbit/s | 0 | 1e4 | fair-share rate C_i, as last received on an ACK |
+    | 1 | hol_delay_ms | ms | 0 | 1e5 | RLC head-of-line delay of the UE, as last received |
+    | 2 | rtt_last_ms | ms | 0 | 1e5 | latest RTT sample |
+    | 3 | rtt_min_ms | ms | 0 | 1e5 | minimum RTT since the flow started |
+    | 4 | rtt_mean_ms | ms | 0 | 1e5 | mean RTT over the step |
+    | 5 | cwnd_bytes | B | 0 | 1e10 | congestion window |
+    | 6 | bytes_in_flight | B | 0 | 1e10 | unacknowledged bytes |
+    | 7 | delivery_rate_mbps | Mbit/s | 0 | 1e4 | bytes acknowledged in the step, as a rate |
+    | 8 | loss_events | count | 0 | 1e6 | entries into fast recovery or RTO in the step |
+    | 9 | retx_segments | count | 0 | 1e6 | retransmitted segments in the step |
+    | 10 | pacing_rate_mbps | Mbit/s | 0 | 1e4 | current pacing rate (0: no pacing) |
+
+    ## Rewards
+    ``w_utilization * utilization - w_delay * delay_penalty + w_fairness * jain``
+    (``cellgym.reward``): utilization = delivered / available rate of the flow's UE in the step;
+    delay penalty = ``max(0, d - budget) / budget`` with ``d = max(HoL, RTT_mean - RTT_min)`` and a
+    10 ms budget by default; Jain's index over the cell's active flows. ``info`` holds each term.
+
+    ## Starting State
+    ``reset(seed=...)`` seeds ``np_random`` and draws the ns-3 ``RngRun`` of the episode from it
+    (same seed, same trajectory). A fresh simulation starts at t = 0 and the first observation is
+    that instant's (zeros until traffic flows).
+
+    ## Episode End
+    Terminated when simulated time reaches ``scenario.sim_time_s``; never truncated by the
+    environment itself (``gymnasium.make(..., max_episode_steps=N)`` adds a time limit).
+
+    ## Arguments
+    | name | default | meaning |
+    |------|---------|---------|
+    | scenario | ``ScenarioSpec()`` | the cell (``cellgym.scenario.ScenarioSpec`` or a mapping) |
+    | reward | ``RewardSpec()`` | reward weights and delay budget |
+    | backend | ``"ns3"`` | simulator backend |
+    | action_mode | ``"cwnd"`` | ``"cwnd"`` or ``"rate"`` |
+    | max_change | 2.0 | largest factor by which one step changes the window or rate |
+    | timeout_s | 60.0 | longest wait for one simulator step before ``SimulatorTimeout`` |
+
+    ``info`` also carries ``t`` (s), ``rng_run``, and ``flows``/``ues``: the step's raw per-flow and
+    per-UE arrays (columns in ``cellgym.fields``).
+
+    ## Version History
+    - v0: initial version.
+
+    >>> import gymnasium as gym
+    >>> import envs  # registers CellGym/*
+    >>> env = gym.make("CellGym/LteSingleFlow-v0")
+    >>> env.observation_space.shape, env.action_space.shape
+    ((11,), (1,))
+    """
+
+    metadata = {"render_modes": []}
+
+    def __init__(
+        self,
+        scenario: ScenarioSpec | dict[str, Any] | None = None,
+        reward: RewardSpec | dict[str, Any] | None = None,
+        backend: str = "ns3",
+        action_mode: str = "cwnd",
+        max_change: float = 2.0,
+        timeout_s: float = 60.0,
+    ) -> None:
+        self.spec_scenario = ScenarioSpec.from_config(scenario or ScenarioSpec())
+        self.reward_spec = (
+            reward if isinstance(reward, RewardSpec) else RewardSpec(**(reward or {}))
+        )
+        agents = self.spec_scenario.agent_flows
+        if len(agents) != 1:
+            raise ValueError(
+                f"scenario.flows has {len(agents)} flows with cca='agent': this environment "
+                "controls exactly one"
+            )
+        if action_mode not in ACTION_MODES:
+            raise ValueError(f"action_mode={action_mode!r}: choose one of {ACTION_MODES}")
+        if not 1.0 < max_change <= 100.0:
+            raise ValueError(f"max_change={max_change!r} is out of range: allowed (1, 100]")
+        if not timeout_s > 0:
+            raise ValueError(f"timeout_s={timeout_s!r} is out of range: allowed (0, inf)")
+        self.backend = backend
+        self.action_mode = action_mode
+        self.max_change = float(max_change)
+        self.timeout_s = float(timeout_s)
+        self.flow = agents[0]
+        self.flow_ue = np.array([f.ue for f in self.spec_scenario.flows])
+        self.step_s = self.spec_scenario.step_ms / 1000.0
+        self.observation_space = spaces.Box(
+            low=np.zeros_like(_OBS_HIGH), high=_OBS_HIGH, dtype=np.float32
+        )
+        self.action_space = spaces.Box(-1.0, 1.0, shape=(1,), dtype=np.float32)
+        self._session: Session | None = None
+        self._last: RawStep | None = None
+        self._rate_mbps = 0.0
+        self.rng_run = 0
+
+    # -- Gymnasium API -------------------------------------------------------------------------
+    def reset(
+        self, *, seed: int | None = None, options: dict[str, Any] | None = None
+    ) -> tuple[np.ndarray, dict[str, Any]]:
+        """Start a new simulation; ``seed`` fixes its ns-3 ``RngRun`` through ``np_random``."""
+        super().reset(seed=seed)
+        self._close_session()
+        self.rng_run = int(self.np_random.integers(1, 2**31 - 1))
+        self._session = open_session(
+            self.spec_scenario, self.rng_run, backend=self.backend, timeout_s=self.timeout_s
+        )
+        self._last = self._session.start()
+        self._rate_mbps = 0.0
+        info = self._info(self._last)
+        return self._observe(self._last), info
+
+    def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
+        """Apply the relative change ``action`` for one step."""
+        if self._session is None or self._last is None:
+            raise RuntimeError("call reset() before step()")
+        if self._last.done:
+            raise RuntimeError("the episode has ended: call reset()")
+        a = float(np.clip(np.asarray(action, dtype=np.float64).reshape(-1)[0], -1.0, 1.0))
+        if not math.isfinite(a):
+            raise ValueError(f"action={action!r} is not finite: allowed [-1, 1]")
+        raw = self._session.step(self._command(a))
+        self._last = raw
+        terms = reward_terms(
+            raw.flows, raw.ues, self.flow_ue, self.flow, self.step_s, self.reward_spec
+        )
+        info = self._info(raw)
+        info.update(terms)
+        if raw.done:
+            self._close_session()
+        return self._observe(raw), terms["reward"], raw.done, False, info
+
+    def close(self) -> None:
+        """Stop the simulator, if one runs."""
+        self._close_session()
+        super().close()
+
+    # -- helpers -------------------------------------------------------------------------------
+    def _close_session(self) -> None:
+        if self._session is not None:
+            self._session.close()
+            self._session = None
+
+    def _command(self, a: float) -> np.ndarray:
+        """Turn the relative action into the absolute ``[1, 2]`` (cwnd bytes, pacing Mbit/s)."""
+        assert self._last is not None
+        row = self._last.flows[self.flow]
+        factor = self.max_change**a
+        if self.action_mode == "cwnd":
+            cwnd = row[FLOW["cwnd_bytes"]] or 10 * SEGMENT_BYTES
+            cwnd = float(np.clip(cwnd * factor, MIN_CWND_BYTES, MAX_CWND_BYTES))
+            return np.array([[cwnd, 0.0]])
+        if self._rate_mbps <= 0:
+            self._rate_mbps = row[FLOW["fb_rate_mbps"]] or 1.0
+        self._rate_mbps = float(np.clip(self._rate_mbps * factor, MIN_RATE_MBPS, MAX_RATE_MBPS))
+        rtt_min_s = (row[FLOW["rtt_min_ms"]] or 40.0) / 1000.0
+        cwnd = max(4 * SEGMENT_BYTES, 2 * self._rate_mbps * 1e6 / 8 * rtt_min_s)
+        return np.array([[min(cwnd, MAX_CWND_BYTES), self._rate_mbps]])
+
+    def _observe(self, raw: RawStep) -> np.ndarray:
+        row = raw.flows[self.flow]
+        obs = np.array(
+            [
+                row[FLOW["fb_rate_mbps"]],
+                row[FLOW["fb_hol_ms"]],
+                row[FLOW["rtt_last_ms"]],
+                row[FLOW["rtt_min_ms"]],
+                row[FLOW["rtt_mean_ms"]],
+                row[FLOW["cwnd_bytes"]],
+                row[FLOW["bytes_in_flight"]],
+                row[FLOW["acked_bytes"]] * 8e-6 / self.step_s,
+                row[FLOW["loss_events"]],
+                row[FLOW["retx_segments"]],
+                row[FLOW["pacing_rate_mbps"]],
+            ],
+            dtype=np.float32,
+        )
+        return np.clip(obs, 0.0, _OBS_HIGH)
+
+    def _info(self, raw: RawStep) -> dict[str, Any]:
+        return {
+            "t": raw.t,
+            "rng_run": self.rng_run,
+            "flows": raw.flows.copy(),
+            "ues": raw.ues.copy(),
+            "capacity_mbps": float(raw.ues[self.flow_ue[self.flow], UE["capacity_mbps"]]),
+        }
