@@ -12,6 +12,7 @@ from gymnasium import spaces
 from cellgym.fields import FLOW, SEGMENT_BYTES, UE
 from cellgym.reward import RewardSpec, reward_terms
 from cellgym.scenario import ScenarioSpec
+from cellgym.seeding import draw_rng_run
 from envs.session import RawStep, Session, open_session
 
 #: Columns of the agent's observation, with their unit in the name.
@@ -159,7 +160,7 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         """Start a new simulation; ``seed`` fixes its ns-3 ``RngRun`` through ``np_random``."""
         super().reset(seed=seed)
         self._close_session()
-        self.rng_run = int(self.np_random.integers(1, 2**31 - 1))
+        self.rng_run = draw_rng_run(self.np_random)
         self._session = open_session(
             self.spec_scenario, self.rng_run, backend=self.backend, timeout_s=self.timeout_s
         )

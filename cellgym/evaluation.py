@@ -1,0 +1,104 @@
+"""Run a controller on a scenario and record every step; one code path for all controllers.
+
+A controller takes the scenario's ``agent`` flow:
+
+- an ns-3 TCP by name (``cubic``, ``newreno``, ...) replaces the flow's congestion control and runs
+  natively in the simulator;
+- a policy (a baseline from ``baselines`` or a trained model, anything with SB3's ``predict``)
+  drives the flow through ``LteCellEnv``, exactly as in training.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from cellgym.metrics import EpisodeRecords
+from cellgym.reward import RewardSpec
+from cellgym.scenario import NS3_TCPS, ScenarioSpec
+from cellgym.seeding import rng_run_for_seed
+
+log = logging.getLogger(__name__)
+
+#: ``predict(obs, state, episode_start, deterministic) -> (action, state)``, as in SB3.
+Predictor = Any
+
+
+def with_native_agent(spec: ScenarioSpec, cca: str) -> ScenarioSpec:
+    """A copy of ``spec`` whose ``agent`` flows run ns-3's ``cca`` instead."""
+    if cca not in NS3_TCPS:
+        raise ValueError(f"controller {cca!r} is not an ns-3 TCP: choose one of {NS3_TCPS}")
+    flows = [
+        dataclasses.replace(f, cca=cca) if f.cca == "agent" else dataclasses.replace(f)
+        for f in spec.flows
+    ]
+    return dataclasses.replace(spec, flows=flows)
+
+
+def run_native(
+    spec: ScenarioSpec,
+    cca: str,
+    seed: int,
+    backend: str = "ns3",
+    timeout_s: float = 60.0,
+    on_step: Callable[[float], None] | None = None,
+) -> EpisodeRecords:
+    """Run ``spec`` with its agent flow(s) under ns-3's ``cca``; return the step records."""
+    from envs.session import open_session
+
+    native = with_native_agent(spec, cca) if spec.agent_flows else spec
+    rec = EpisodeRecords(spec=native, controller=cca, seed=seed)
+    session = open_session(native, rng_run_for_seed(seed), backend=backend, timeout_s=timeout_s)
+    try:
+        raw = session.start()
+        rec.append(raw.t, raw.flows, raw.ues)
+        empty = np.zeros((0, 2))
+        while not raw.done:
+            raw = session.step(empty)
+            rec.append(raw.t, raw.flows, raw.ues)
+            if on_step is not None:
+                on_step(raw.t)
+    finally:
+        session.close()
+    return rec
+
+
+def run_policy(
+    spec: ScenarioSpec,
+    policy: Predictor,
+    seed: int,
+    label: str,
+    reward: RewardSpec | None = None,
+    backend: str = "ns3",
+    env_kwargs: dict[str, Any] | None = None,
+    deterministic: bool = True,
+    on_step: Callable[[float], None] | None = None,
+) -> EpisodeRecords:
+    """Drive the scenario's agent flow with ``policy`` through ``LteCellEnv``; return the records."""
+    from envs.lte_cell import LteCellEnv
+
+    env = LteCellEnv(scenario=spec, reward=reward, backend=backend, **(env_kwargs or {}))
+    rec = EpisodeRecords(spec=spec, controller=label, seed=seed)
+    try:
+        obs, info = env.reset(seed=seed)
+        rec.append(info["t"], info["flows"], info["ues"])
+        if hasattr(policy, "reset"):
+            policy.reset()
+        state, start, done = None, np.array([True]), False
+        while not done:
+            action, state = policy.predict(
+                obs, state=state, episode_start=start, deterministic=deterministic
+            )
+            start = np.array([False])
+            obs, r, terminated, truncated, info = env.step(action)
+            rec.append(info["t"], info["flows"], info["ues"], r)
+            done = terminated or truncated
+            if on_step is not None:
+                on_step(info["t"])
+    finally:
+        env.close()
+    return rec
