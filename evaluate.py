@@ -1,4 +1,4 @@
-"""Evaluate controllers on a scenario: ``python evaluate.py [overrides]`` (see configs/evaluate.yaml)."""
+"""Evaluate controllers on a scenario: ``python evaluate.py [overrides]`` (configs/evaluate.yaml)."""
 
 from __future__ import annotations
 

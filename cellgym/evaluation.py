@@ -78,7 +78,7 @@ def run_policy(
     deterministic: bool = True,
     on_step: Callable[[float], None] | None = None,
 ) -> EpisodeRecords:
-    """Drive the scenario's agent flow with ``policy`` through ``LteCellEnv``; return the records."""
+    """Drive the scenario's agent flow with ``policy`` through ``LteCellEnv``; return records."""
     from envs.lte_cell import LteCellEnv
 
     env = LteCellEnv(scenario=spec, reward=reward, backend=backend, **(env_kwargs or {}))
