@@ -1,4 +1,7 @@
-"""Evaluate controllers on a scenario: ``python evaluate.py [overrides]`` (configs/evaluate.yaml)."""
+"""Evaluate controllers on a scenario: ``python evaluate.py [overrides]``.
+
+See configs/evaluate.yaml for the options.
+"""
 
 from __future__ import annotations
 
