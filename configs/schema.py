@@ -2,7 +2,8 @@
 
 Each group's YAML options start with ``defaults: [base_<group>]``. The scenario and reward schemas
 are the very dataclasses the code uses (``cellgym.scenario.ScenarioSpec``,
-``cellgym.reward.RewardSpec``), so a scenario is defined once; their ranges are checked when the config is turned into them.
+``cellgym.reward.RewardSpec``), so a scenario is defined once; their ranges are checked when the
+config is turned into them.
 """
 
 from __future__ import annotations
