@@ -1,0 +1,79 @@
+import pytest
+
+from cellgym.scenario import FlowSpec, ScenarioSpec, SpecError
+
+
+def test_defaults_render_the_contract_arguments():
+    spec = ScenarioSpec()
+    args = spec.to_ns3_args(seed=7)
+    assert "--simSeed=7" in args
+    assert "--rbs=50" in args
+    assert "--rlcBufferPkts=128" in args
+    assert "--serverDelayMs=15" in args
+    assert args[-1] == "--flows=ue=0,cca=agent,traffic=bulk,start=0"
+    assert spec.agent_flows == [0]
+    assert spec.num_steps == 500
+
+
+def test_flow_tokens_carry_every_set_option():
+    f = FlowSpec(
+        ue=1,
+        cca="newreno",
+        traffic="short",
+        start_s=2.5,
+        stop_s=9,
+        size_bytes=10_000,
+        delay_ms=10,
+        ssthresh_segments=1,
+    )
+    assert f.to_token() == (
+        "ue=1,cca=newreno,traffic=short,start=2.5,stop=9,delay_ms=10,size_bytes=10000,"
+        "ssthresh_segments=1"
+    )
+    v = FlowSpec(traffic="video")
+    assert "video_rate_mbps=17" in v.to_token() and "video_period_s=10" in v.to_token()
+
+
+@pytest.mark.parametrize(
+    ("cfg", "field"),
+    [
+        ({"rbs": 42}, "scenario.rbs"),
+        ({"num_ues": 0}, "scenario.num_ues"),
+        ({"step_ms": 0.5}, "scenario.step_ms"),
+        ({"step_ms": 20.5}, "scenario.step_ms"),
+        ({"mobility": "walk"}, "scenario.mobility"),
+        ({"distances_m": [100, 200]}, "scenario.distances_m"),
+        ({"max_distance_m": 50}, "scenario.max_distance_m"),
+        ({"flows": [{"cca": "quic"}]}, "scenario.flows[0].cca"),
+        ({"flows": [{"ue": 3}]}, "scenario.flows[0].ue"),
+        ({"flows": [{"traffic": "short"}]}, "scenario.flows[0].size_bytes"),
+        ({"flows": [{"cca": "cubic", "color": 1}]}, "scenario.flows[0]"),
+        ({"sim_len": 3}, "scenario has unknown field"),
+        ({"flows": []}, "scenario.flows"),
+    ],
+)
+def test_bad_values_name_the_field_and_range(cfg, field):
+    with pytest.raises(SpecError) as exc:
+        ScenarioSpec.from_config(cfg)
+    assert field in str(exc.value)
+
+
+def test_out_of_range_message_gives_the_allowed_range():
+    with pytest.raises(
+        SpecError, match=r"scenario.rlc_buffer_pkts=0 is out of range: allowed \[1, "
+    ):
+        ScenarioSpec(rlc_buffer_pkts=0)
+    with pytest.raises(SpecError, match="choose one of 25, 50, 75, 100"):
+        ScenarioSpec(rbs=10)
+
+
+def test_seed_must_be_a_valid_rng_run():
+    with pytest.raises(SpecError, match="seed"):
+        ScenarioSpec().to_ns3_args(seed=0)
+
+
+def test_per_ue_distances():
+    spec = ScenarioSpec(num_ues=3, distances_m=[100, 200, 300], flows=[FlowSpec(ue=2)])
+    assert spec.ue_distances() == [100.0, 200.0, 300.0]
+    assert "--distances=100,200,300" in spec.to_ns3_args(1)
+    assert ScenarioSpec(num_ues=2).ue_distances() == [100.0, 100.0]
