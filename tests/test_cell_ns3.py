@@ -1,0 +1,81 @@
+"""The ns-3 cell and the XRC base-station agent, measured on the real simulator."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cellgym.evaluation import run_native
+from cellgym.fields import FLOW, UE
+from cellgym.metrics import compute_metrics
+from cellgym.scenario import FlowSpec, ScenarioSpec
+
+pytestmark = pytest.mark.ns3
+
+
+@pytest.fixture(scope="module")
+def lone_cubic():
+    spec = ScenarioSpec(name="lone_cubic", sim_time_s=8.0, flows=[FlowSpec(cca="cubic")])
+    rec = run_native(spec, "cubic", seed=1)
+    return rec, compute_metrics(rec)
+
+
+def test_bulk_cubic_fills_the_cell(lone_cubic):
+    rec, m = lone_cubic
+    assert m["utilization"] > 0.9
+    # 50 RBs at MCS 28 carry about 35 Mbit/s at the IP layer (ns3-notes.md).
+    assert 28.0 < m["flows"][0]["throughput_mbps"] < 37.0
+
+
+def test_minimum_rtt_is_about_38_ms(lone_cubic):
+    rec, _ = lone_cubic
+    rtt_min = np.stack(rec.flows)[-1, 0, FLOW["rtt_min_ms"]]
+    assert 34.0 < rtt_min < 44.0
+
+
+def test_explicit_rate_matches_delivered_rate_of_a_lone_saturating_flow(lone_cubic):
+    rec, _ = lone_cubic
+    t = np.array(rec.times)
+    flows = np.stack(rec.flows)
+    steady = t > 2.0
+    delivered = (
+        flows[steady, 0, FLOW["rx_bytes"]].sum() * 8e-6 / (t[steady][-1] - t[steady][0] + 0.02)
+    )
+    explicit_enb = flows[steady, 0, FLOW["enb_rate_mbps"]].mean()
+    explicit_ack = flows[steady, 0, FLOW["fb_rate_mbps"]].mean()
+    assert explicit_enb == pytest.approx(delivered, rel=0.10)
+    assert explicit_ack == pytest.approx(delivered, rel=0.10)
+
+
+def test_two_flows_on_one_ue_each_get_about_half():
+    spec = ScenarioSpec(
+        name="two_cubic", sim_time_s=10.0, flows=[FlowSpec(cca="cubic"), FlowSpec(cca="cubic")]
+    )
+    rec = run_native(spec, "cubic", seed=2)
+    m = compute_metrics(rec)
+    a, b = (f["throughput_mbps"] for f in m["flows"])
+    assert a / (a + b) == pytest.approx(0.5, abs=0.15)
+    assert m["utilization"] > 0.85
+    # The agent's fair share is half the UE's capacity for each flow.
+    t = np.array(rec.times)
+    flows, ues = np.stack(rec.flows), np.stack(rec.ues)
+    steady = t > 2.0
+    share = flows[steady][:, :, FLOW["enb_rate_mbps"]].mean(axis=0)
+    cap = ues[steady, 0, UE["capacity_mbps"]].mean()
+    np.testing.assert_allclose(share, cap / 2, rtol=0.1)
+
+
+def test_hol_delay_rises_when_the_rlc_buffer_fills():
+    small = ScenarioSpec(name="b16", sim_time_s=6.0, rlc_buffer_pkts=16, flows=[FlowSpec()])
+    big = ScenarioSpec(name="b512", sim_time_s=6.0, rlc_buffer_pkts=512, flows=[FlowSpec()])
+    rec_small, rec_big = run_native(small, "cubic", 1), run_native(big, "cubic", 1)
+    hol_small = compute_metrics(rec_small)["hol_delay_ms"]["p90"]
+    hol_big = compute_metrics(rec_big)["hol_delay_ms"]["p90"]
+    assert hol_big > 3 * hol_small
+    assert hol_big > 50.0
+    # Within one run, HoL grows with the queue: fuller buffer, longer head-of-line wait.
+    ues = np.stack(rec_big.ues)[:, 0]
+    full = ues[:, UE["rlc_bytes"]] > 300_000
+    empty = ues[:, UE["rlc_bytes"]] < 50_000
+    assert full.any() and empty.any()
+    assert ues[full, UE["hol_ms"]].mean() > 2 * ues[empty, UE["hol_ms"]].mean()
