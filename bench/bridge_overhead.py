@@ -67,11 +67,12 @@ def main() -> None:
 
     ratio = statistics.median(b / a for a, b in rows)
     print(
-        f"\nmedian bridged/alone wall-time ratio {ratio:.3f} (bridge cost {100 * (ratio - 1):+.1f}%,"
-        f" goal < 5%)"
+        f"\nmedian bridged/alone wall-time ratio {ratio:.3f} "
+        f"(bridge cost {100 * (ratio - 1):+.1f}%, goal < 5%)"
     )
     print(
-        f"reset (process start to first observation): median {1000 * statistics.median(resets):.0f} ms"
+        "reset (process start to first observation): "
+        f"median {1000 * statistics.median(resets):.0f} ms"
     )
 
 
