@@ -38,7 +38,12 @@ def evaluate(cfg: DictConfig) -> list[dict]:
             if is_native(controller):
                 rec = run_native(spec, controller, seed, cfg.backend, cfg.timeout_s)
             else:
-                policy = make_policy(controller, max_change=cfg.max_change)
+                policy = make_policy(
+                    controller,
+                    max_change=cfg.max_change,
+                    step_ms=spec.step_ms,
+                    budget_ms=reward.delay_budget_ms,
+                )
                 rec = run_policy(
                     spec,
                     policy,

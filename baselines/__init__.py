@@ -9,17 +9,27 @@ from cellgym.scenario import NS3_TCPS
 
 POLICIES: dict[str, str] = {
     "explicit_rate": "baselines.explicit_rate:ExplicitRatePolicy",
+    "xrc_policy": "baselines.xrc:XrcPolicy",
 }
 
 
-def make_policy(name: str, **kwargs: Any) -> BaselinePolicy:
-    """Instantiate the baseline policy registered as ``name``."""
+def make_policy(name: str, **env_params: Any) -> BaselinePolicy:
+    """Instantiate the baseline policy registered as ``name``.
+
+    Args:
+        name: A key of ``POLICIES``.
+        **env_params: Environment facts (``max_change``, ``step_ms``, ...); each is passed on only
+            to policies whose constructor takes it.
+    """
     if name not in POLICIES:
         raise ValueError(f"policy {name!r} is unknown: choose one of {', '.join(POLICIES)}")
-    module, cls = POLICIES[name].split(":")
     import importlib
+    import inspect
 
-    return getattr(importlib.import_module(module), cls)(**kwargs)
+    module, cls_name = POLICIES[name].split(":")
+    cls = getattr(importlib.import_module(module), cls_name)
+    accepted = inspect.signature(cls).parameters
+    return cls(**{k: v for k, v in env_params.items() if k in accepted})
 
 
 def is_native(name: str) -> bool:

@@ -40,3 +40,48 @@ def test_registry():
     assert is_native("cubic") and not is_native("explicit_rate")
     with pytest.raises(ValueError, match="choose one of"):
         make_policy("nope")
+
+
+def _xrc_obs(rate=20.0, hol=0.0, rtt_min=40.0, rtt_mean=40.0, cwnd=50_000.0, losses=0):
+    o = _obs(rate, rtt_min, cwnd)
+    o[OBS["hol_delay_ms"]] = hol
+    o[OBS["rtt_mean_ms"]] = rtt_mean
+    o[OBS["rtt_last_ms"]] = rtt_mean
+    o[OBS["loss_events"]] = losses
+    return o
+
+
+def test_xrc_policy_rules_by_hand():
+    p = make_policy("xrc_policy", max_change=2.0, step_ms=20.0, budget_ms=10.0)
+    # twnd = 20 Mbit/s x 40 ms = 100,000 B. Below twnd, low delay: close half the gap per step
+    # (a step is 0.5 RTT, ramp 2 RTTs -> 1/4 of the gap): 50,000 + 12,500.
+    assert p.target_cwnd(_xrc_obs(cwnd=50_000)) == pytest.approx(62_500)
+    assert p.mode == "ramp"
+    # At twnd, low delay: one segment per RTT -> half a segment per 20 ms step.
+    assert p.target_cwnd(_xrc_obs(cwnd=100_000)) == pytest.approx(100_000 + 1448 * 0.5)
+    assert p.mode == "probe"
+    # HoL above the budget (cellular bottleneck): reset to twnd.
+    assert p.target_cwnd(_xrc_obs(cwnd=150_000, hol=15, rtt_mean=55)) == pytest.approx(100_000)
+    assert p.mode == "reset"
+    # Internet bottleneck: HoL within budget, e2e queueing 30 ms > HoL + budget: standard TCP.
+    # rtt_mean 70 ms -> a step is 20/70 RTT.
+    assert p.target_cwnd(_xrc_obs(cwnd=80_000, hol=2, rtt_mean=70)) == pytest.approx(
+        80_000 + 1448 * 20 / 70
+    )
+    assert p.mode == "internet"
+
+
+def test_xrc_policy_enters_unfairness_mode_after_n_rtts():
+    p = make_policy("xrc_policy", max_change=2.0, step_ms=20.0, budget_ms=10.0)
+    high = _xrc_obs(cwnd=100_000, hol=40, rtt_mean=80)  # at twnd, delay above budget
+    modes = []
+    for _ in range(25):
+        p.target_cwnd(high)
+        modes.append(p.mode)
+    # N = 10 RTTs of 40 ms = 400 ms = 20 steps of 20 ms at twnd with high delay.
+    assert modes[:19] == ["reset"] * 19
+    assert modes[19:] == ["unfair"] * 6
+    assert p.target_cwnd(high) > 100_000 + 10 * 1448 * 20 / 80
+    # A loss ends it.
+    p.target_cwnd(_xrc_obs(cwnd=100_000, hol=40, rtt_mean=80, losses=1))
+    assert p.mode == "reset"
