@@ -1,0 +1,231 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// Client side of the ns3-gym wire protocol, written from the protocol description
+// (docs/scenario-contract.md, ../shared/ns3-notes.md): ZeroMQ REQ, one serialized ns3opengym
+// message per frame.
+#include "opengym-bridge.h"
+
+#include "ns3opengym.pb.h"
+
+#include <cerrno>
+#include <csignal>
+#include <cstdlib>
+#include <iostream>
+#include <sys/prctl.h>
+#include <unistd.h>
+#include <zmq.h>
+
+namespace ns3
+{
+namespace cellgym
+{
+
+namespace
+{
+
+[[noreturn]] void
+Fail(const std::string& what, int code)
+{
+    std::cerr << "cellgym bridge: " << what << std::endl;
+    std::exit(code);
+}
+
+void
+FillBoxSpace(const NamedBox& box, ns3opengym::SpaceDescription* desc)
+{
+    ns3opengym::BoxSpace space;
+    space.set_low(static_cast<float>(box.low));
+    space.set_high(static_cast<float>(box.high));
+    space.set_dtype(ns3opengym::DOUBLE);
+    for (uint32_t d : box.shape)
+    {
+        space.add_shape(d);
+    }
+    desc->set_type(ns3opengym::Box);
+    desc->set_name(box.name);
+    desc->mutable_space()->PackFrom(space);
+}
+
+void
+FillBoxData(const NamedBox& box, ns3opengym::DataContainer* container)
+{
+    ns3opengym::BoxDataContainer data;
+    data.set_dtype(ns3opengym::DOUBLE);
+    for (uint32_t d : box.shape)
+    {
+        data.add_shape(d);
+    }
+    data.mutable_doubledata()->Add(box.data.begin(), box.data.end());
+    container->set_type(ns3opengym::Box);
+    container->set_name(box.name);
+    container->mutable_data()->PackFrom(data);
+}
+
+} // namespace
+
+/// ZeroMQ context and REQ socket.
+struct OpenGymBridge::Impl
+{
+    void* context{nullptr}; //!< ZeroMQ context
+    void* socket{nullptr};  //!< REQ socket connected to Python
+    uint16_t port{0};       //!< Python's port
+    int timeoutMs{0};       //!< receive timeout
+
+    /// Send one message and receive the reply into `reply`; exits on timeout or error.
+    void Exchange(const google::protobuf::Message& request, google::protobuf::Message& reply)
+    {
+        std::string out;
+        if (!request.SerializeToString(&out))
+        {
+            Fail("cannot serialize " + request.GetTypeName(), 4);
+        }
+        if (zmq_send(socket, out.data(), out.size(), 0) < 0)
+        {
+            Fail(std::string("send failed: ") + zmq_strerror(errno), 4);
+        }
+        zmq_msg_t msg;
+        zmq_msg_init(&msg);
+        if (zmq_msg_recv(&msg, socket, 0) < 0)
+        {
+            const int err = errno;
+            zmq_msg_close(&msg);
+            if (err == EAGAIN)
+            {
+                Fail("no reply from the Python side on 127.0.0.1:" + std::to_string(port) +
+                         " within " + std::to_string(timeoutMs) + " ms; exiting",
+                     3);
+            }
+            Fail(std::string("receive failed: ") + zmq_strerror(err), 4);
+        }
+        const bool ok =
+            reply.ParseFromArray(zmq_msg_data(&msg), static_cast<int>(zmq_msg_size(&msg)));
+        zmq_msg_close(&msg);
+        if (!ok)
+        {
+            Fail("cannot parse the reply as " + reply.GetTypeName(), 4);
+        }
+    }
+};
+
+OpenGymBridge::OpenGymBridge(uint16_t port, int recvTimeoutMs)
+    : m_impl(std::make_unique<Impl>())
+{
+    // Die with the Python parent, whatever kills it: no orphaned simulators.
+    prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (getppid() == 1)
+    {
+        Fail("the parent process is already gone", 3);
+    }
+    m_impl->port = port;
+    m_impl->timeoutMs = recvTimeoutMs;
+    m_impl->context = zmq_ctx_new();
+    m_impl->socket = zmq_socket(m_impl->context, ZMQ_REQ);
+    int linger = 0;
+    zmq_setsockopt(m_impl->socket, ZMQ_LINGER, &linger, sizeof(linger));
+    if (recvTimeoutMs > 0)
+    {
+        zmq_setsockopt(m_impl->socket, ZMQ_RCVTIMEO, &recvTimeoutMs, sizeof(recvTimeoutMs));
+    }
+    const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(port);
+    if (zmq_connect(m_impl->socket, endpoint.c_str()) != 0)
+    {
+        Fail("cannot connect to " + endpoint + ": " + zmq_strerror(errno), 4);
+    }
+}
+
+OpenGymBridge::~OpenGymBridge()
+{
+    if (m_impl->socket)
+    {
+        zmq_close(m_impl->socket);
+    }
+    if (m_impl->context)
+    {
+        zmq_ctx_term(m_impl->context);
+    }
+}
+
+bool
+OpenGymBridge::Init(const std::vector<NamedBox>& obsSpace, const NamedBox& actSpace)
+{
+    ns3opengym::SimInitMsg init;
+    init.set_simprocessid(static_cast<uint64_t>(getpid()));
+    init.set_wafshellprocessid(static_cast<uint64_t>(getppid()));
+    ns3opengym::DictSpace dict;
+    for (const auto& box : obsSpace)
+    {
+        FillBoxSpace(box, dict.add_element());
+    }
+    init.mutable_obsspace()->set_type(ns3opengym::Dict);
+    init.mutable_obsspace()->mutable_space()->PackFrom(dict);
+    FillBoxSpace(actSpace, init.mutable_actspace());
+    ns3opengym::SimInitAck ack;
+    m_impl->Exchange(init, ack);
+    return !ack.stopsimreq();
+}
+
+GymAction
+OpenGymBridge::Step(const std::vector<NamedBox>& obs, bool gameOver, const std::string& info)
+{
+    ns3opengym::EnvStateMsg state;
+    ns3opengym::DictDataContainer dict;
+    for (const auto& box : obs)
+    {
+        FillBoxData(box, dict.add_element());
+    }
+    state.mutable_obsdata()->set_type(ns3opengym::Dict);
+    state.mutable_obsdata()->mutable_data()->PackFrom(dict);
+    state.set_reward(0.0F);
+    state.set_isgameover(gameOver);
+    state.set_reason(ns3opengym::EnvStateMsg::SimulationEnd);
+    state.set_info(info);
+
+    ns3opengym::EnvActMsg act;
+    m_impl->Exchange(state, act);
+
+    GymAction action;
+    action.stop = act.stopsimreq();
+    if (!act.has_actdata())
+    {
+        return action;
+    }
+    const auto& container = act.actdata();
+    if (container.type() == ns3opengym::Discrete)
+    {
+        ns3opengym::DiscreteDataContainer d;
+        if (container.data().UnpackTo(&d))
+        {
+            action.shape = {1};
+            action.data = {static_cast<double>(d.data())};
+        }
+        return action;
+    }
+    ns3opengym::BoxDataContainer box;
+    if (!container.data().UnpackTo(&box))
+    {
+        if (container.type() == ns3opengym::NoSpaceType)
+        {
+            return action;
+        }
+        Fail("the action is not a Box or Discrete container", 4);
+    }
+    action.shape.assign(box.shape().begin(), box.shape().end());
+    switch (box.dtype())
+    {
+    case ns3opengym::FLOAT:
+        action.data.assign(box.floatdata().begin(), box.floatdata().end());
+        break;
+    case ns3opengym::INT:
+        action.data.assign(box.intdata().begin(), box.intdata().end());
+        break;
+    case ns3opengym::UINT:
+        action.data.assign(box.uintdata().begin(), box.uintdata().end());
+        break;
+    default:
+        action.data.assign(box.doubledata().begin(), box.doubledata().end());
+        break;
+    }
+    return action;
+}
+
+} // namespace cellgym
+} // namespace ns3
