@@ -1,0 +1,371 @@
+"""The Python side of the ns3-gym wire protocol, and the ns-3 process it serves.
+
+The bridge knows nothing about RL: it starts a scenario program, serves its ZeroMQ REQ socket from a
+REP socket bound to 127.0.0.1 on a free port, converts ns3-gym's space descriptions and data
+containers to Gymnasium spaces and numpy values, and sends actions back. It fixes what ns3-gym's
+users complain about:
+
+- every receive is bounded: a dead simulator raises ``SimulatorError`` with its exit code and the
+  tail of its stderr; a silent one raises ``SimulatorTimeout`` and is killed;
+- ``close()``, garbage collection and the death of the Python parent (``PR_SET_PDEATHSIG``) all end
+  the ns-3 process, so none is orphaned;
+- it binds only to loopback, on a port the OS picks, so many bridges run at once.
+
+Message names and field numbers are ns3-gym's (package ``ns3opengym``), so ns3-gym's own scenarios
+can be served too.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import json
+import logging
+import os
+import signal
+import subprocess
+import tempfile
+import time
+import weakref
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import zmq
+
+from cellgym.proto import ns3opengym_pb2 as pb
+
+log = logging.getLogger(__name__)
+
+_DTYPES: dict[int, type[np.generic]] = {
+    pb.INT: np.int32,
+    pb.UINT: np.uint32,
+    pb.FLOAT: np.float32,
+    pb.DOUBLE: np.float64,
+}
+_POLL_MS = 50
+_STDERR_TAIL_LINES = 40
+
+
+class SimulatorError(RuntimeError):
+    """The simulator process failed; carries its exit code and the tail of its stderr."""
+
+    def __init__(self, message: str, returncode: int | None = None, stderr_tail: str = "") -> None:
+        detail = f"{message} (exit code {returncode})" if returncode is not None else message
+        if stderr_tail:
+            detail += f"\n--- simulator stderr (tail) ---\n{stderr_tail}"
+        super().__init__(detail)
+        self.returncode = returncode
+        self.stderr_tail = stderr_tail
+
+
+class SimulatorTimeout(SimulatorError):
+    """The simulator did not answer within the timeout; it has been killed."""
+
+
+# -- wire format: pure functions -------------------------------------------------------------------
+def space_from_description(desc: pb.SpaceDescription) -> gym.Space:
+    """Convert an ns3-gym ``SpaceDescription`` to a Gymnasium space."""
+    if desc.type == pb.Discrete:
+        d = pb.DiscreteSpace()
+        desc.space.Unpack(d)
+        return gym.spaces.Discrete(d.n)
+    if desc.type == pb.Box:
+        b = pb.BoxSpace()
+        desc.space.Unpack(b)
+        dtype = _DTYPES.get(b.dtype, np.float32)
+        return gym.spaces.Box(low=b.low, high=b.high, shape=tuple(b.shape), dtype=dtype)
+    if desc.type in (pb.Tuple, pb.Dict):
+        msg = pb.TupleSpace() if desc.type == pb.Tuple else pb.DictSpace()
+        desc.space.Unpack(msg)
+        elements = [space_from_description(e) for e in msg.element]
+        if desc.type == pb.Tuple:
+            return gym.spaces.Tuple(elements)
+        return gym.spaces.Dict({e.name: s for e, s in zip(msg.element, elements, strict=True)})
+    raise ValueError(f"SpaceDescription.type={desc.type} is not supported: allowed 1-4")
+
+
+def decode_container(container: pb.DataContainer) -> Any:
+    """Convert an ns3-gym ``DataContainer`` to numpy values (dicts and tuples for containers)."""
+    if container.type == pb.Discrete:
+        d = pb.DiscreteDataContainer()
+        container.data.Unpack(d)
+        return int(d.data)
+    if container.type == pb.Box:
+        b = pb.BoxDataContainer()
+        container.data.Unpack(b)
+        field = {pb.INT: b.intData, pb.UINT: b.uintData, pb.FLOAT: b.floatData}.get(
+            b.dtype, b.doubleData
+        )
+        arr = np.asarray(field, dtype=_DTYPES.get(b.dtype, np.float64))
+        return arr.reshape(tuple(b.shape)) if len(b.shape) else arr
+    if container.type in (pb.Tuple, pb.Dict):
+        msg = pb.TupleDataContainer() if container.type == pb.Tuple else pb.DictDataContainer()
+        container.data.Unpack(msg)
+        if container.type == pb.Tuple:
+            return tuple(decode_container(e) for e in msg.element)
+        return {e.name: decode_container(e) for e in msg.element}
+    if container.type == pb.NoSpaceType:
+        return None
+    raise ValueError(f"DataContainer.type={container.type} is not supported: allowed 0-4")
+
+
+def encode_box(value: np.ndarray | Sequence[float], name: str = "") -> pb.DataContainer:
+    """Encode an array as a Box ``DataContainer``, keeping its shape and dtype.
+
+    float64 goes as DOUBLE (not truncated to FLOAT as ns3-gym does), float32 as FLOAT, signed
+    integers as INT and unsigned as UINT.
+    """
+    arr = np.asarray(value)
+    box = pb.BoxDataContainer()
+    box.shape.extend(int(d) for d in arr.shape)
+    flat = arr.reshape(-1)
+    if arr.dtype == np.float32:
+        box.dtype = pb.FLOAT
+        box.floatData.extend(flat.tolist())
+    elif np.issubdtype(arr.dtype, np.floating):
+        box.dtype = pb.DOUBLE
+        box.doubleData.extend(flat.astype(np.float64).tolist())
+    elif np.issubdtype(arr.dtype, np.unsignedinteger):
+        box.dtype = pb.UINT
+        box.uintData.extend(flat.tolist())
+    elif np.issubdtype(arr.dtype, np.integer) or arr.dtype == np.bool_:
+        box.dtype = pb.INT
+        box.intData.extend(flat.astype(np.int64).tolist())
+    else:
+        raise ValueError(f"action dtype {arr.dtype} is not supported: use a float or int array")
+    container = pb.DataContainer(type=pb.Box, name=name)
+    container.data.Pack(box)
+    return container
+
+
+def encode_discrete(value: int) -> pb.DataContainer:
+    """Encode an integer as a Discrete ``DataContainer``."""
+    container = pb.DataContainer(type=pb.Discrete)
+    container.data.Pack(pb.DiscreteDataContainer(data=int(value)))
+    return container
+
+
+def _parse_info(text: str) -> Any:
+    if not text:
+        return {}
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError:
+        return text
+
+
+def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """Ask the kernel to SIGKILL this process when its parent dies (Linux ``prctl``)."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
+    except OSError:
+        pass
+
+
+def _reap(proc: subprocess.Popen[bytes], grace_s: float = 1.0) -> None:
+    """Terminate a process (and its group), escalating to SIGKILL, and reap it."""
+    if proc.poll() is None:
+        try:
+            os.killpg(proc.pid, signal.SIGTERM)
+        except (ProcessLookupError, PermissionError):
+            pass
+        try:
+            proc.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            try:
+                os.killpg(proc.pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+            proc.wait()
+
+
+def _cleanup(proc: subprocess.Popen[bytes] | None, sock: zmq.Socket, ctx: zmq.Context) -> None:
+    if proc is not None:
+        _reap(proc)
+    sock.close(linger=0)
+    ctx.term()
+
+
+class Ns3Bridge:
+    """One ns-3 scenario process, served over the ns3-gym protocol.
+
+    Args:
+        program: The scenario executable.
+        args: Its arguments, without ``--openGymPort`` (the bridge appends it).
+        timeout_s: Longest wait for any message from the simulator.
+        cwd: Working directory of the process (default: a fresh temporary directory).
+
+    Attributes:
+        observation_space: From the simulator's ``SimInitMsg`` (after ``start``).
+        action_space: Likewise.
+        port: The loopback port the bridge listens on.
+        pid: The simulator's process id (after ``start``).
+    """
+
+    def __init__(
+        self,
+        program: str | os.PathLike[str],
+        args: Sequence[str] = (),
+        timeout_s: float = 60.0,
+        cwd: str | os.PathLike[str] | None = None,
+    ) -> None:
+        self.program = Path(program).resolve()
+        if not self.program.is_file():
+            raise FileNotFoundError(f"program={self.program} does not exist")
+        if not timeout_s > 0:
+            raise ValueError(f"timeout_s={timeout_s!r} is out of range: allowed (0, inf)")
+        self.args = [str(a) for a in args]
+        self.timeout_s = float(timeout_s)
+        self._cwd = cwd
+        self._ctx = zmq.Context()
+        self._sock = self._ctx.socket(zmq.REP)
+        self._sock.setsockopt(zmq.LINGER, 0)
+        self.port = self._sock.bind_to_random_port("tcp://127.0.0.1")
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._stderr = tempfile.TemporaryFile()
+        self._awaiting_reply = False
+        self._finished = False
+        self.observation_space: gym.Space | None = None
+        self.action_space: gym.Space | None = None
+        self.pid: int | None = None
+        self._finalizer = weakref.finalize(self, _cleanup, None, self._sock, self._ctx)
+
+    @property
+    def command(self) -> list[str]:
+        """The simulator's full command line."""
+        return [str(self.program), *self.args, f"--openGymPort={self.port}"]
+
+    # -- lifecycle ---------------------------------------------------------------------------------
+    def start(self) -> tuple[Any, dict[str, Any] | str]:
+        """Start the simulator, complete the handshake and return the first observation and info."""
+        if self._proc is not None:
+            raise RuntimeError("the bridge was already started: make a new one per episode")
+        log.debug("starting %s", " ".join(self.command))
+        cwd = self._cwd if self._cwd is not None else tempfile.gettempdir()
+        self._proc = subprocess.Popen(
+            self.command,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=self._stderr,
+            cwd=cwd,
+            start_new_session=True,
+            preexec_fn=_die_with_parent,
+        )
+        self.pid = self._proc.pid
+        self._finalizer.detach()
+        self._finalizer = weakref.finalize(self, _cleanup, self._proc, self._sock, self._ctx)
+
+        init = pb.SimInitMsg()
+        init.ParseFromString(self._recv())
+        self.observation_space = space_from_description(init.obsSpace)
+        self.action_space = space_from_description(init.actSpace)
+        self._send(pb.SimInitAck(done=True, stopSimReq=False))
+        obs, game_over, info = self._recv_state()
+        if game_over:
+            self._finish()
+        return obs, info
+
+    def step(self, action: Any) -> tuple[Any, bool, dict[str, Any] | str]:
+        """Send an action; return the next observation, whether the simulation ended, and info."""
+        if self._proc is None or not self._awaiting_reply:
+            raise RuntimeError("no observation is waiting for an action: call start() first")
+        if self._finished:
+            raise RuntimeError("the simulation has ended")
+        msg = pb.EnvActMsg(stopSimReq=False)
+        if isinstance(self.action_space, gym.spaces.Discrete):
+            msg.actData.CopyFrom(encode_discrete(int(np.asarray(action).reshape(-1)[0])))
+        else:
+            arr = np.asarray(action)
+            shape = getattr(self.action_space, "shape", None)
+            if shape is not None and arr.size != int(np.prod(shape)):
+                raise ValueError(
+                    f"action has shape {arr.shape}: the simulator's action space is {shape}"
+                )
+            if shape is not None:
+                arr = arr.reshape(shape)
+            msg.actData.CopyFrom(encode_box(arr))
+        self._send(msg)
+        obs, game_over, info = self._recv_state()
+        if game_over:
+            self._finish()
+        return obs, game_over, info
+
+    def close(self) -> None:
+        """Stop the simulation (if running) and the process; idempotent."""
+        if self._proc is not None and self._proc.poll() is None and self._awaiting_reply:
+            try:
+                self._send(pb.EnvActMsg(stopSimReq=True))
+                self._proc.wait(1.0)
+            except (zmq.ZMQError, subprocess.TimeoutExpired):
+                pass
+        self._finalizer()
+        self._stderr.close()
+
+    def __enter__(self) -> Ns3Bridge:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # -- internals ---------------------------------------------------------------------------------
+    def stderr_tail(self, lines: int = _STDERR_TAIL_LINES) -> str:
+        """The last lines the simulator wrote to stderr."""
+        try:
+            self._stderr.seek(0)
+            text = self._stderr.read().decode(errors="replace")
+        except (ValueError, OSError):
+            return ""
+        return "\n".join(text.splitlines()[-lines:])
+
+    def _recv(self) -> bytes:
+        assert self._proc is not None
+        deadline = time.monotonic() + self.timeout_s
+        while True:
+            if self._sock.poll(_POLL_MS, zmq.POLLIN):
+                data = self._sock.recv()
+                self._awaiting_reply = True
+                return data
+            code = self._proc.poll()
+            if code is not None:
+                # It may have sent its last message just before exiting.
+                if self._sock.poll(0, zmq.POLLIN):
+                    continue
+                raise SimulatorError(
+                    f"the simulator exited unexpectedly: {' '.join(self.command)}",
+                    code,
+                    self.stderr_tail(),
+                )
+            if time.monotonic() > deadline:
+                tail = self.stderr_tail()
+                _reap(self._proc, grace_s=0.2)
+                raise SimulatorTimeout(
+                    f"no message from the simulator within {self.timeout_s:g} s; it was killed",
+                    self._proc.returncode,
+                    tail,
+                )
+
+    def _send(self, msg: Any) -> None:
+        self._sock.send(msg.SerializeToString())
+        self._awaiting_reply = False
+
+    def _recv_state(self) -> tuple[Any, bool, dict[str, Any] | str]:
+        state = pb.EnvStateMsg()
+        state.ParseFromString(self._recv())
+        return decode_container(state.obsData), bool(state.isGameOver), _parse_info(state.info)
+
+    def _finish(self) -> None:
+        """Answer the game-over message and let the simulator exit by itself."""
+        assert self._proc is not None
+        self._finished = True
+        self._send(pb.EnvActMsg(stopSimReq=True))
+        try:
+            self._proc.wait(min(self.timeout_s, 10.0))
+        except subprocess.TimeoutExpired:
+            _reap(self._proc)
+        if self._proc.returncode not in (0, None):
+            raise SimulatorError(
+                "the simulator failed while ending", self._proc.returncode, self.stderr_tail()
+            )

@@ -1,0 +1,236 @@
+"""The ns3-gym wire format and the bridge's process handling."""
+
+from __future__ import annotations
+
+import gc
+import os
+import signal
+import struct
+import subprocess
+import sys
+import textwrap
+import time
+
+import gymnasium as gym
+import numpy as np
+import pytest
+
+from cellgym.paths import ns3_build_dir
+from cellgym.proto import ns3opengym_pb2 as pb
+from envs.bridge import (
+    Ns3Bridge,
+    SimulatorError,
+    SimulatorTimeout,
+    decode_container,
+    encode_box,
+    space_from_description,
+)
+
+ECHO = ns3_build_dir() / "cellgym-bridge-echo"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+# -- wire format, from the protobuf encoding rules ------------------------------------------------
+def _key(field: int, wire_type: int) -> bytes:
+    return bytes([(field << 3) | wire_type])
+
+
+def _len(field: int, payload: bytes) -> bytes:
+    assert len(payload) < 128
+    return _key(field, 2) + bytes([len(payload)]) + payload
+
+
+def test_sim_init_ack_bytes():
+    # SimInitAck{done=true}: field 1 varint 1 -> 0x08 0x01.
+    assert pb.SimInitAck(done=True).SerializeToString() == b"\x08\x01"
+    assert pb.SimInitAck(done=True, stopSimReq=True).SerializeToString() == b"\x08\x01\x10\x01"
+
+
+def test_env_act_msg_with_a_double_box_bytes():
+    box = (
+        _key(1, 0)
+        + b"\x04"  # dtype DOUBLE = 4
+        + _len(2, b"\x02")  # shape [2], packed uint32
+        + _len(6, struct.pack("<2d", 1.5, -2.0))  # doubleData, packed fixed64
+    )
+    url = b"type.googleapis.com/ns3opengym.BoxDataContainer"
+    any_msg = _len(1, url) + _len(2, box)
+    container = _key(1, 0) + b"\x02" + _len(2, any_msg)  # type Box = 2
+    expected = _len(1, container)
+    msg = pb.EnvActMsg()
+    msg.actData.CopyFrom(encode_box(np.array([1.5, -2.0])))
+    assert msg.SerializeToString() == expected
+
+
+def test_decode_a_hand_encoded_env_state_msg():
+    box = _key(1, 0) + b"\x03" + _len(2, b"\x03") + _len(5, struct.pack("<3f", 1, 2, 3))
+    any_msg = _len(1, b"type.googleapis.com/ns3opengym.BoxDataContainer") + _len(2, box)
+    container = _key(1, 0) + b"\x02" + _len(2, any_msg)
+    raw = (
+        _len(1, container)
+        + _key(2, 5)
+        + struct.pack("<f", 0.5)  # reward
+        + _key(3, 0)
+        + b"\x01"  # isGameOver
+        + _len(5, b'{"t": 1}')
+    )
+    state = pb.EnvStateMsg()
+    state.ParseFromString(raw)
+    assert state.isGameOver and state.reward == 0.5 and state.info == '{"t": 1}'
+    obs = decode_container(state.obsData)
+    assert obs.dtype == np.float32
+    np.testing.assert_array_equal(obs, [1, 2, 3])
+
+
+def test_spaces_and_nested_containers_round_trip():
+    desc = pb.SpaceDescription(type=pb.Dict)
+    dict_space = pb.DictSpace()
+    e = dict_space.element.add(type=pb.Box, name="flows")
+    e.space.Pack(pb.BoxSpace(low=-1, high=10, dtype=pb.DOUBLE, shape=[2, 3]))
+    d = dict_space.element.add(type=pb.Discrete, name="mode")
+    d.space.Pack(pb.DiscreteSpace(n=4))
+    desc.space.Pack(dict_space)
+    space = space_from_description(desc)
+    assert isinstance(space, gym.spaces.Dict)
+    assert space["flows"].shape == (2, 3) and space["flows"].dtype == np.float64
+    assert space["mode"].n == 4
+    data = pb.DictDataContainer()
+    data.element.add().CopyFrom(encode_box(np.arange(6.0).reshape(2, 3), name="flows"))
+    c = pb.DataContainer(type=pb.Dict)
+    c.data.Pack(data)
+    out = decode_container(c)
+    np.testing.assert_array_equal(out["flows"], np.arange(6.0).reshape(2, 3))
+
+
+def test_integer_and_float32_actions_keep_their_dtype():
+    box = pb.BoxDataContainer()
+    encode_box(np.array([1, 2], dtype=np.int64)).data.Unpack(box)
+    assert box.dtype == pb.INT and list(box.intData) == [1, 2]
+    encode_box(np.array([0.5], dtype=np.float32)).data.Unpack(box)
+    assert box.dtype == pb.FLOAT
+
+
+# -- a real process ------------------------------------------------------------------------------
+needs_echo = pytest.mark.skipif(
+    not ECHO.is_file() and not os.environ.get("CI"), reason="ns-3 scenarios not built"
+)
+
+
+@needs_echo
+@pytest.mark.ns3
+def test_full_episode_and_seed():
+    with Ns3Bridge(ECHO, ["--steps=5", "--simSeed=9"], timeout_s=10) as b:
+        obs, info = b.start()
+        assert b.observation_space["x"].shape == (3,)
+        assert obs["x"][2] == 9 and info == {"step": 0}
+        done, k = False, 0
+        while not done:
+            obs, done, info = b.step(np.array([1.0, 2.5]))
+            k += 1
+        assert k == 5 and obs["x"][1] == 3.5
+        b.proc_returncode = b._proc.wait(5)
+        assert b.proc_returncode == 0
+
+
+@needs_echo
+@pytest.mark.ns3
+def test_wrong_action_shape_names_the_space():
+    with Ns3Bridge(ECHO, ["--steps=5"], timeout_s=10) as b:
+        b.start()
+        with pytest.raises(ValueError, match="action space"):
+            b.step(np.zeros(3))
+
+
+@needs_echo
+@pytest.mark.ns3
+def test_crash_raises_with_exit_code_and_stderr():
+    b = Ns3Bridge(ECHO, ["--steps=5", "--crashAtStep=2"], timeout_s=10)
+    b.start()
+    b.step(np.zeros(2))
+    with pytest.raises(SimulatorError) as exc:
+        b.step(np.zeros(2))
+    assert exc.value.returncode == -signal.SIGABRT
+    assert "crashing on purpose at step 2" in str(exc.value)
+    b.close()
+
+
+@needs_echo
+@pytest.mark.ns3
+def test_hang_raises_timeout_and_kills():
+    b = Ns3Bridge(ECHO, ["--steps=5", "--hangAtStep=1"], timeout_s=1.0)
+    b.start()
+    t0 = time.monotonic()
+    with pytest.raises(SimulatorTimeout, match="hanging on purpose"):
+        b.step(np.zeros(2))
+    assert time.monotonic() - t0 < 3.0
+    assert not _alive(b.pid)
+    b.close()
+
+
+@needs_echo
+@pytest.mark.ns3
+def test_close_mid_episode_and_gc_leave_no_process():
+    b = Ns3Bridge(ECHO, ["--steps=1000"], timeout_s=10)
+    b.start()
+    pid = b.pid
+    b.close()
+    b.close()  # idempotent
+    assert not _alive(pid)
+    b = Ns3Bridge(ECHO, ["--steps=1000"], timeout_s=10)
+    b.start()
+    pid = b.pid
+    del b
+    gc.collect()
+    assert not _alive(pid)
+
+
+@needs_echo
+@pytest.mark.ns3
+def test_parent_killed_leaves_no_process():
+    code = textwrap.dedent(
+        f"""
+        import time
+        from envs.bridge import Ns3Bridge
+        b = Ns3Bridge({str(ECHO)!r}, ["--steps=1000"], timeout_s=100)
+        b.start()
+        print(b.pid, flush=True)
+        time.sleep(60)
+        """
+    )
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        pid = int(parent.stdout.readline())
+        assert _alive(pid)
+        parent.kill()
+        parent.wait(5)
+        deadline = time.monotonic() + 5
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(pid)
+    finally:
+        parent.kill()
+        parent.wait()
+
+
+@needs_echo
+@pytest.mark.ns3
+def test_two_bridges_at_once():
+    with Ns3Bridge(ECHO, ["--simSeed=1"]) as a, Ns3Bridge(ECHO, ["--simSeed=2"]) as b:
+        assert a.port != b.port
+        oa, _ = a.start()
+        ob, _ = b.start()
+        assert oa["x"][2] == 1 and ob["x"][2] == 2
+        a.step(np.ones(2))
+        b.step(np.ones(2))
+
+
+def test_missing_program_is_a_clear_error(tmp_path):
+    with pytest.raises(FileNotFoundError, match="program="):
+        Ns3Bridge(tmp_path / "nope")
