@@ -8,6 +8,7 @@
 #include "ns3/object.h"
 
 #include <cstdint>
+#include <memory>
 
 namespace ns3
 {
@@ -52,22 +53,39 @@ class XrcEnbAgent : public Object
     void Install(Ptr<NetDevice> enbDevice, Ptr<NetDevice> s1uDevice, uint16_t numRbs);
 
     /**
+     * @brief Declare a UE (call after attaching it).
+     * @param ueDevice the UE's LteUeNetDevice
+     * @return the UE's index in the agent (the order of the calls)
+     */
+    uint32_t AddUe(Ptr<NetDevice> ueDevice);
+
+    /**
      * @brief Declare a flow (call before it starts).
      * @param flowId the flow's index in the scenario
-     * @param imsi the UE's IMSI
-     * @param ueAddress the UE's IP address
-     * @param uePort the UE-side TCP port of the flow (its uplink ACKs carry it as source port)
+     * @param ueIndex the UE's index (from AddUe)
+     * @param serverAddress the address of the flow's server: every flow has its own server, so
+     *        the inner IP header of a GTP-U packet identifies the flow
      */
-    void AddFlow(uint32_t flowId, uint64_t imsi, Ipv4Address ueAddress, uint16_t uePort);
+    void AddFlow(uint32_t flowId, uint32_t ueIndex, Ipv4Address serverAddress);
 
-    /// @return the flow's current fair-share rate C_i in Mbit/s (0 while the flow is inactive)
+    /**
+     * @return the flow's fair-share rate C_i = C / n in Mbit/s, n counting the UE's active flows
+     *         and the flow itself
+     */
     double GetFlowRateMbps(uint32_t flowId) const;
 
     /// @return the UE's latest RLC HoL delay in ms
-    double GetHolMs(uint64_t imsi) const;
+    double GetHolMs(uint32_t ueIndex) const;
 
     /// @return the UE's counters since the previous call, then restart them
-    XrcUeStepStats TakeStepStats(uint64_t imsi);
+    XrcUeStepStats TakeStepStats(uint32_t ueIndex);
+
+    /// @brief Set the capacity averaging window, in TTIs.
+    void SetWindowTtis(uint32_t ttis);
+    /// @brief Set the inter-arrival time after which a flow counts as inactive, in ms.
+    void SetActiveTimeoutMs(double ms);
+    /// @brief Set the RLC buffer size, in bytes (to tell tail drops from discard-timer drops).
+    void SetMaxRlcBytes(uint32_t bytes);
 
   private:
     struct Impl;

@@ -1,0 +1,467 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "xrc-enb-agent.h"
+
+#include "xrc-component-carrier-manager.h"
+#include "xrc-feedback-tag.h"
+
+#include "ns3/config.h"
+#include "ns3/double.h"
+#include "ns3/epc-gtpu-header.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/log.h"
+#include "ns3/lte-amc.h"
+#include "ns3/lte-enb-net-device.h"
+#include "ns3/lte-enb-phy.h"
+#include "ns3/lte-ue-net-device.h"
+#include "ns3/lte-ue-rrc.h"
+#include "ns3/point-to-point-net-device.h"
+#include "ns3/ppp-header.h"
+#include "ns3/simulator.h"
+#include "ns3/udp-header.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+#include <vector>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("XrcEnbAgent");
+NS_OBJECT_ENSURE_REGISTERED(XrcEnbAgent);
+
+namespace
+{
+constexpr uint16_t kGtpuPort = 2152;
+constexpr int kMaxMcs = 28;
+} // namespace
+
+/// Per-UE state of the agent.
+struct UeAgentState
+{
+    Ptr<LteUeNetDevice> device;      //!< the UE
+    std::vector<double> ring;        //!< capacity of each of the last W TTIs, bytes
+    size_t ringPos{0};               //!< next slot of the ring
+    double ringSum{0};               //!< sum of the ring, bytes
+    uint32_t newBytesTti{0};         //!< new-TB bytes in the current TTI
+    uint32_t rbsTti{0};              //!< RBs of the UE's TBs in the current TTI
+    int lastMcs{-1};                 //!< MCS of the UE's latest TB (-1: none yet)
+    double holMs{0};                 //!< latest RLC HoL delay
+    double rlcBytes{0};              //!< latest RLC tx queue
+    double stepCapBytes{0};          //!< capacity summed over the step's TTIs, bytes
+    double stepTxBytes{0};           //!< new-TB bytes in the step
+    double stepHolMaxMs{0};          //!< max HoL in the step
+    uint32_t stepDrops{0};           //!< RLC tail drops in the step
+    uint32_t stepTtis{0};            //!< TTIs in the step
+};
+
+/// Per-flow state of the agent.
+struct FlowAgentState
+{
+    uint32_t ue{0};                        //!< UE index
+    Time lastArrival{Time::Min()};         //!< last downlink packet at the eNB
+};
+
+struct XrcEnbAgent::Impl
+{
+    uint32_t windowTtis{40};                   //!< capacity averaging window
+    Time activeTimeout{MilliSeconds(200)};     //!< inter-arrival time that ends activity
+    uint32_t maxRlcBytes{0};                   //!< RLC buffer size, for counting tail drops
+    uint16_t numRbs{50};                       //!< downlink RBs
+    std::vector<std::vector<uint32_t>> tbsBytes; //!< TB bytes by [mcs][nprb]
+    std::vector<UeAgentState> ues;             //!< UEs in AddUe order
+    std::map<uint64_t, uint32_t> imsiToUe;     //!< IMSI -> UE index
+    std::map<uint16_t, uint32_t> rntiToUe;     //!< RNTI -> UE index (refreshed on misses)
+    std::map<uint32_t, FlowAgentState> flows;  //!< flow id -> state
+    std::map<uint32_t, uint32_t> serverToFlow; //!< server IPv4 -> flow id
+    bool dropsConnected{false};                //!< RLC TxDrop traces connected
+
+    /// RBs a TB of `bytes` at `mcs` occupies (smallest nprb whose TB size holds it).
+    uint32_t RbsOf(int mcs, uint32_t bytes) const
+    {
+        const auto& row = tbsBytes[std::clamp(mcs, 0, kMaxMcs)];
+        auto it = std::lower_bound(row.begin() + 1, row.end(), bytes);
+        return static_cast<uint32_t>(std::min<size_t>(it - row.begin(), numRbs));
+    }
+
+    /// Bytes `rbs` (fractional) RBs carry at `mcs`, interpolating between whole RBs.
+    double BytesOf(int mcs, double rbs) const
+    {
+        if (mcs < 0 || rbs <= 0)
+        {
+            return 0;
+        }
+        const auto& row = tbsBytes[std::min(mcs, kMaxMcs)];
+        const auto whole = static_cast<uint32_t>(std::min<double>(rbs, numRbs));
+        const double frac = std::min<double>(rbs, numRbs) - whole;
+        const double next = whole < numRbs ? row[whole + 1] : row[whole];
+        return row[whole] + frac * (next - row[whole]);
+    }
+
+    bool UeHasActiveFlow(uint32_t ue, Time now) const
+    {
+        for (const auto& [id, f] : flows)
+        {
+            if (f.ue == ue && now - f.lastArrival < activeTimeout)
+            {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    uint32_t ActiveFlows(uint32_t ue, Time now) const
+    {
+        uint32_t n = 0;
+        for (const auto& [id, f] : flows)
+        {
+            n += (f.ue == ue && now - f.lastArrival < activeTimeout) ? 1 : 0;
+        }
+        return n;
+    }
+
+    double CapacityMbps(uint32_t ue) const
+    {
+        return ues[ue].ringSum * 8.0 / (windowTtis * 1e-3) / 1e6;
+    }
+
+    /// Close the current TTI: new-TB bytes plus the UE's share of the idle RBs.
+    void EndTti()
+    {
+        const Time now = Simulator::Now();
+        uint32_t used = 0;
+        uint32_t eligible = 0;
+        for (uint32_t u = 0; u < ues.size(); ++u)
+        {
+            used += ues[u].rbsTti;
+            eligible += UeHasActiveFlow(u, now) ? 1 : 0;
+        }
+        const double idle = used >= numRbs ? 0.0 : static_cast<double>(numRbs - used);
+        for (uint32_t u = 0; u < ues.size(); ++u)
+        {
+            auto& s = ues[u];
+            // A UE without an active flow is offered what it would get if it joined.
+            const uint32_t sharers = eligible + (UeHasActiveFlow(u, now) ? 0 : 1);
+            const double cap = s.newBytesTti + BytesOf(s.lastMcs, idle / sharers);
+            s.ringSum += cap - s.ring[s.ringPos];
+            s.ring[s.ringPos] = cap;
+            s.ringPos = (s.ringPos + 1) % s.ring.size();
+            s.stepCapBytes += cap;
+            s.stepTxBytes += s.newBytesTti;
+            s.stepTtis += 1;
+            s.newBytesTti = 0;
+            s.rbsTti = 0;
+        }
+        Simulator::Schedule(MilliSeconds(1), &Impl::EndTti, this);
+    }
+
+    void OnPhyTransmission(PhyTransmissionStatParameters p)
+    {
+        auto it = imsiToUe.find(p.m_imsi);
+        if (it == imsiToUe.end() || p.m_ndi == 0)
+        {
+            return; // HARQ retransmissions carry no new capacity (XRC paper, III.A)
+        }
+        auto& s = ues[it->second];
+        s.newBytesTti += p.m_size;
+        s.rbsTti += RbsOf(p.m_mcs, p.m_size);
+        s.lastMcs = p.m_mcs;
+    }
+
+    int UeOfRnti(uint16_t rnti)
+    {
+        auto it = rntiToUe.find(rnti);
+        if (it != rntiToUe.end())
+        {
+            return static_cast<int>(it->second);
+        }
+        for (uint32_t u = 0; u < ues.size(); ++u)
+        {
+            if (ues[u].device->GetRrc()->GetRnti() == rnti)
+            {
+                rntiToUe[rnti] = u;
+                return static_cast<int>(u);
+            }
+        }
+        return -1;
+    }
+
+    void OnBufferStatus(uint16_t rnti, uint8_t lcid, uint32_t txQueue, uint16_t holMs)
+    {
+        const int u = UeOfRnti(rnti);
+        if (u < 0)
+        {
+            return;
+        }
+        auto& s = ues[u];
+        s.holMs = holMs;
+        s.rlcBytes = txQueue;
+        s.stepHolMaxMs = std::max<double>(s.stepHolMaxMs, holMs);
+    }
+
+    /// Peel PPP / IPv4 / UDP / GTP-U headers; return the inner IPv4 header, if this is GTP-U.
+    static bool InnerHeader(Ptr<const Packet> packet, Ipv4Header& inner)
+    {
+        Ptr<Packet> p = packet->Copy();
+        uint8_t first[2];
+        if (p->CopyData(first, 2) < 2)
+        {
+            return false;
+        }
+        if (first[0] == 0x00 && first[1] == 0x21)
+        {
+            PppHeader ppp;
+            p->RemoveHeader(ppp);
+        }
+        Ipv4Header outer;
+        UdpHeader udp;
+        GtpuHeader gtpu;
+        if (p->GetSize() < 20 + 8 + 8 + 20)
+        {
+            return false;
+        }
+        p->RemoveHeader(outer);
+        if (outer.GetProtocol() != 17) // UDP
+        {
+            return false;
+        }
+        p->RemoveHeader(udp);
+        if (udp.GetDestinationPort() != kGtpuPort && udp.GetSourcePort() != kGtpuPort)
+        {
+            return false;
+        }
+        p->RemoveHeader(gtpu);
+        p->RemoveHeader(inner);
+        return true;
+    }
+
+    void OnS1uRx(Ptr<const Packet> packet)
+    {
+        Ipv4Header inner;
+        if (!InnerHeader(packet, inner))
+        {
+            return;
+        }
+        auto it = serverToFlow.find(inner.GetSource().Get());
+        if (it != serverToFlow.end())
+        {
+            flows[it->second].lastArrival = Simulator::Now();
+        }
+    }
+
+    void OnS1uTx(Ptr<const Packet> packet)
+    {
+        Ipv4Header inner;
+        if (!InnerHeader(packet, inner))
+        {
+            return;
+        }
+        auto it = serverToFlow.find(inner.GetDestination().Get());
+        if (it == serverToFlow.end())
+        {
+            return;
+        }
+        XrcFeedbackTag tag;
+        tag.rateMbps = FlowRate(it->second);
+        tag.holMs = ues[flows[it->second].ue].holMs;
+        tag.stampS = Simulator::Now().GetSeconds();
+        // A byte tag covers the inner headers too, so it survives decapsulation at the gateways
+        // and is still readable at the server's IP layer on a pure ACK.
+        packet->AddByteTag(tag);
+    }
+
+    double FlowRate(uint32_t flowId) const
+    {
+        const auto& f = flows.at(flowId);
+        const Time now = Simulator::Now();
+        const bool self = now - f.lastArrival < activeTimeout;
+        const uint32_t n = ActiveFlows(f.ue, now) + (self ? 0 : 1);
+        return CapacityMbps(f.ue) / n;
+    }
+
+    void ConnectDrops(Ptr<NetDevice> enbDevice)
+    {
+        if (dropsConnected)
+        {
+            return;
+        }
+        const std::string path = "/NodeList/" + std::to_string(enbDevice->GetNode()->GetId()) +
+                                 "/DeviceList/" + std::to_string(enbDevice->GetIfIndex()) +
+                                 "/LteEnbRrc/UeMap/*/DataRadioBearerMap/*/LteRlc/TxDrop";
+        if (Config::LookupMatches(path).GetN() >= ues.size())
+        {
+            Config::ConnectWithoutContextFailSafe(
+                path,
+                MakeCallback(&Impl::OnRlcDropTrace, this));
+            dropsConnected = true;
+        }
+        else
+        {
+            Simulator::Schedule(MilliSeconds(100), &Impl::ConnectDrops, this, enbDevice);
+        }
+    }
+
+    void OnRlcDropTrace(Ptr<const Packet> p)
+    {
+        // The trace carries no RNTI; with one data bearer per UE attribute the drop to the UE
+        // whose buffer is full.
+        for (uint32_t u = 0; u < ues.size(); ++u)
+        {
+            if (ues[u].rlcBytes + p->GetSize() > maxRlcBytes)
+            {
+                ues[u].stepDrops += 1;
+                return;
+            }
+        }
+    }
+};
+
+TypeId
+XrcEnbAgent::GetTypeId()
+{
+    static TypeId tid =
+        TypeId("ns3::XrcEnbAgent")
+            .SetParent<Object>()
+            .SetGroupName("CellGym")
+            .AddConstructor<XrcEnbAgent>()
+            .AddAttribute("WindowTtis",
+                          "TTIs over which the capacity is averaged (XRC paper: 40)",
+                          UintegerValue(40),
+                          MakeUintegerAccessor(&XrcEnbAgent::SetWindowTtis),
+                          MakeUintegerChecker<uint32_t>(1, 100000))
+            .AddAttribute("ActiveTimeoutMs",
+                          "A flow is active while its packets arrive less than this apart, ms",
+                          DoubleValue(200.0),
+                          MakeDoubleAccessor(&XrcEnbAgent::SetActiveTimeoutMs),
+                          MakeDoubleChecker<double>(0.001))
+            .AddAttribute("MaxRlcBytes",
+                          "RLC transmit buffer size, bytes (to count tail drops)",
+                          UintegerValue(128 * 1500),
+                          MakeUintegerAccessor(&XrcEnbAgent::SetMaxRlcBytes),
+                          MakeUintegerChecker<uint32_t>());
+    return tid;
+}
+
+XrcEnbAgent::XrcEnbAgent()
+    : m_impl(std::make_unique<Impl>())
+{
+}
+
+XrcEnbAgent::~XrcEnbAgent() = default;
+
+void
+XrcEnbAgent::SetWindowTtis(uint32_t ttis)
+{
+    m_impl->windowTtis = ttis;
+}
+
+void
+XrcEnbAgent::SetActiveTimeoutMs(double ms)
+{
+    m_impl->activeTimeout = MicroSeconds(static_cast<int64_t>(ms * 1000));
+}
+
+void
+XrcEnbAgent::SetMaxRlcBytes(uint32_t bytes)
+{
+    m_impl->maxRlcBytes = bytes;
+}
+
+void
+XrcEnbAgent::ConfigureLteHelper(Ptr<LteHelper> lteHelper)
+{
+    lteHelper->SetEnbComponentCarrierManagerType("ns3::XrcComponentCarrierManager");
+}
+
+void
+XrcEnbAgent::Install(Ptr<NetDevice> enbDevice, Ptr<NetDevice> s1uDevice, uint16_t numRbs)
+{
+    auto& d = *m_impl;
+    d.numRbs = numRbs;
+    Ptr<LteAmc> amc = CreateObject<LteAmc>();
+    d.tbsBytes.assign(kMaxMcs + 1, std::vector<uint32_t>(numRbs + 1, 0));
+    for (int mcs = 0; mcs <= kMaxMcs; ++mcs)
+    {
+        for (int nprb = 1; nprb <= numRbs; ++nprb)
+        {
+            d.tbsBytes[mcs][nprb] = amc->GetDlTbSizeFromMcs(mcs, nprb) / 8;
+        }
+    }
+    Ptr<LteEnbNetDevice> enb = DynamicCast<LteEnbNetDevice>(enbDevice);
+    NS_ABORT_MSG_IF(!enb, "XrcEnbAgent::Install needs an LteEnbNetDevice");
+    for (auto& [ccId, cc] : enb->GetCcMap())
+    {
+        DynamicCast<ComponentCarrierEnb>(cc)->GetPhy()->TraceConnectWithoutContext(
+            "DlPhyTransmission",
+            MakeCallback(&Impl::OnPhyTransmission, m_impl.get()));
+    }
+    Ptr<XrcComponentCarrierManager> ccm =
+        DynamicCast<XrcComponentCarrierManager>(enb->GetComponentCarrierManager());
+    NS_ABORT_MSG_IF(!ccm, "call XrcEnbAgent::ConfigureLteHelper before installing the eNB");
+    Impl* impl = m_impl.get();
+    ccm->SetReportCallback([impl](uint16_t rnti, uint8_t lcid, uint32_t q, uint16_t hol) {
+        impl->OnBufferStatus(rnti, lcid, q, hol);
+    });
+    s1uDevice->TraceConnectWithoutContext("MacTx", MakeCallback(&Impl::OnS1uTx, impl));
+    s1uDevice->TraceConnectWithoutContext("MacRx", MakeCallback(&Impl::OnS1uRx, impl));
+    Simulator::Schedule(MicroSeconds(500), &Impl::EndTti, impl);
+    Simulator::Schedule(MilliSeconds(100), &Impl::ConnectDrops, impl, enbDevice);
+}
+
+uint32_t
+XrcEnbAgent::AddUe(Ptr<NetDevice> ueDevice)
+{
+    auto& d = *m_impl;
+    UeAgentState s;
+    s.device = DynamicCast<LteUeNetDevice>(ueDevice);
+    NS_ABORT_MSG_IF(!s.device, "XrcEnbAgent::AddUe needs an LteUeNetDevice");
+    s.ring.assign(d.windowTtis, 0.0);
+    const auto index = static_cast<uint32_t>(d.ues.size());
+    d.imsiToUe[s.device->GetImsi()] = index;
+    d.ues.push_back(std::move(s));
+    return index;
+}
+
+void
+XrcEnbAgent::AddFlow(uint32_t flowId, uint32_t ueIndex, Ipv4Address serverAddress)
+{
+    NS_ABORT_MSG_IF(ueIndex >= m_impl->ues.size(), "AddFlow: unknown UE " << ueIndex);
+    m_impl->flows[flowId] = FlowAgentState{ueIndex, Time::Min()};
+    m_impl->serverToFlow[serverAddress.Get()] = flowId;
+}
+
+double
+XrcEnbAgent::GetFlowRateMbps(uint32_t flowId) const
+{
+    return m_impl->FlowRate(flowId);
+}
+
+double
+XrcEnbAgent::GetHolMs(uint32_t ueIndex) const
+{
+    return m_impl->ues.at(ueIndex).holMs;
+}
+
+XrcUeStepStats
+XrcEnbAgent::TakeStepStats(uint32_t ueIndex)
+{
+    auto& s = m_impl->ues.at(ueIndex);
+    XrcUeStepStats out;
+    const double seconds = s.stepTtis * 1e-3;
+    if (seconds > 0)
+    {
+        out.capacityMbps = s.stepCapBytes * 8.0 / seconds / 1e6;
+        out.txMbps = s.stepTxBytes * 8.0 / seconds / 1e6;
+    }
+    out.holMs = s.holMs;
+    out.holMaxMs = std::max(s.stepHolMaxMs, s.holMs);
+    out.rlcBytes = s.rlcBytes;
+    out.rlcDrops = s.stepDrops;
+    s.stepCapBytes = s.stepTxBytes = s.stepHolMaxMs = 0;
+    s.stepDrops = 0;
+    s.stepTtis = 0;
+    return out;
+}
+
+} // namespace ns3
