@@ -1,0 +1,50 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef CELLGYM_AGENT_CONGESTION_OPS_H
+#define CELLGYM_AGENT_CONGESTION_OPS_H
+
+#include "ns3/tcp-congestion-ops.h"
+
+namespace ns3
+{
+
+/**
+ * @brief The congestion control a Python policy drives: it holds the commanded window.
+ *
+ * On every ACK outside loss recovery the window is set to the commanded value; in recovery ns-3's
+ * standard recovery runs (ssthresh = max(2 segments, in-flight / 2)) and the commanded window
+ * returns on the first ACK after it. A positive commanded rate turns pacing on at that rate.
+ * Before the first command the flow uses NewReno's slow start and congestion avoidance.
+ */
+class CellGymAgentCongestionOps : public TcpNewReno
+{
+  public:
+    static TypeId GetTypeId();
+    CellGymAgentCongestionOps();
+    CellGymAgentCongestionOps(const CellGymAgentCongestionOps& other);
+
+    std::string GetName() const override;
+    void Init(Ptr<TcpSocketState> tcb) override;
+    uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override;
+    void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override;
+    void CongestionStateSet(Ptr<TcpSocketState> tcb,
+                            const TcpSocketState::TcpCongState_t newState) override;
+    Ptr<TcpCongestionOps> Fork() override;
+
+    /**
+     * @brief Command a window and a pacing rate; applied at once outside recovery.
+     * @param cwndBytes congestion window in bytes (clipped to at least one segment)
+     * @param pacingBps pacing rate in bit/s; 0 turns pacing off
+     */
+    void SetTarget(double cwndBytes, double pacingBps);
+
+  private:
+    void Apply(Ptr<TcpSocketState> tcb) const;
+
+    double m_cwndBytes{0};         //!< commanded window, bytes (0: none yet)
+    double m_pacingBps{0};         //!< commanded pacing rate, bit/s
+    Ptr<TcpSocketState> m_tcb;     //!< the socket's state, known from Init
+};
+
+} // namespace ns3
+
+#endif // CELLGYM_AGENT_CONGESTION_OPS_H

@@ -1,0 +1,381 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "cellgym-sender-app.h"
+
+#include "ns3/boolean.h"
+#include "ns3/config.h"
+#include "ns3/log.h"
+#include "ns3/object-factory.h"
+#include "ns3/simulator.h"
+#include "ns3/tcp-socket-base.h"
+#include "ns3/tcp-socket-factory.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("CellGymSenderApp");
+NS_OBJECT_ENSURE_REGISTERED(CellGymSenderApp);
+
+namespace
+{
+
+const std::map<std::string, std::string>&
+CcaTypes()
+{
+    static const std::map<std::string, std::string> types{
+        {"cubic", "ns3::TcpCubic"},
+        {"newreno", "ns3::TcpNewReno"},
+        {"linuxreno", "ns3::TcpLinuxReno"},
+        {"bbr", "ns3::TcpBbr"},
+        {"illinois", "ns3::TcpIllinois"},
+        {"veno", "ns3::TcpVeno"},
+        {"vegas", "ns3::TcpVegas"},
+        {"bic", "ns3::TcpBic"},
+        {"htcp", "ns3::TcpHtcp"},
+        {"hybla", "ns3::TcpHybla"},
+        {"highspeed", "ns3::TcpHighSpeed"},
+        {"scalable", "ns3::TcpScalable"},
+        {"westwoodplus", "ns3::TcpWestwoodPlus"},
+        {"yeah", "ns3::TcpYeah"},
+        {"lp", "ns3::TcpLp"},
+        {"ledbat", "ns3::TcpLedbat"},
+        {"dctcp", "ns3::TcpDctcp"},
+        {"agent", "ns3::CellGymAgentCongestionOps"},
+    };
+    return types;
+}
+
+constexpr uint32_t kChunkBytes = 64 * 1024;
+constexpr double kVideoTickS = 0.01;
+
+} // namespace
+
+TypeId
+CellGymSenderApp::GetTypeId()
+{
+    static TypeId tid = TypeId("ns3::CellGymSenderApp")
+                            .SetParent<Application>()
+                            .SetGroupName("CellGym")
+                            .AddConstructor<CellGymSenderApp>();
+    return tid;
+}
+
+CellGymSenderApp::CellGymSenderApp() = default;
+CellGymSenderApp::~CellGymSenderApp() = default;
+
+Ptr<TcpCongestionOps>
+CellGymSenderApp::MakeCca(const std::string& cca)
+{
+    auto it = CcaTypes().find(cca);
+    if (it == CcaTypes().end())
+    {
+        return nullptr;
+    }
+    ObjectFactory factory(it->second);
+    return factory.Create<TcpCongestionOps>();
+}
+
+std::string
+CellGymSenderApp::CcaNames()
+{
+    std::string names;
+    for (const auto& [name, type] : CcaTypes())
+    {
+        names += (names.empty() ? "" : ", ") + name;
+    }
+    return names;
+}
+
+void
+CellGymSenderApp::Setup(const CellGymFlowConfig& config, const Address& peer)
+{
+    m_config = config;
+    m_peer = peer;
+    m_cca = MakeCca(config.cca);
+    NS_ABORT_MSG_IF(!m_cca, "unknown congestion control " << config.cca);
+}
+
+Ptr<CellGymAgentCongestionOps>
+CellGymSenderApp::GetAgentOps() const
+{
+    return DynamicCast<CellGymAgentCongestionOps>(m_cca);
+}
+
+void
+CellGymSenderApp::DoDispose()
+{
+    m_socket = nullptr;
+    m_cca = nullptr;
+    Application::DoDispose();
+}
+
+void
+CellGymSenderApp::StartApplication()
+{
+    m_running = true;
+    m_startedAt = Simulator::Now();
+    const bool pacing = m_config.cca == "bbr";
+    // BBR needs pacing; the attribute lives on the socket's internal state, so set the default
+    // around this socket's creation only.
+    if (pacing)
+    {
+        Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(true));
+    }
+    m_socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
+    if (pacing)
+    {
+        Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(false));
+    }
+    Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(m_socket);
+    tcp->SetCongestionControlAlgorithm(m_cca);
+    if (m_config.ssthreshSegments > 0)
+    {
+        UintegerValue segSize;
+        tcp->GetAttribute("SegmentSize", segSize);
+        tcp->SetAttribute("InitialSlowStartThreshold",
+                          UintegerValue(m_config.ssthreshSegments * segSize.Get()));
+    }
+    tcp->TraceConnectWithoutContext("Rx", MakeCallback(&CellGymSenderApp::OnRx, this));
+    tcp->TraceConnectWithoutContext("Retransmission",
+                                    MakeCallback(&CellGymSenderApp::OnRetx, this));
+    tcp->TraceConnectWithoutContext("CongestionWindow",
+                                    MakeCallback(&CellGymSenderApp::OnCwnd, this));
+    tcp->TraceConnectWithoutContext("SlowStartThreshold",
+                                    MakeCallback(&CellGymSenderApp::OnSsThresh, this));
+    tcp->TraceConnectWithoutContext("BytesInFlight",
+                                    MakeCallback(&CellGymSenderApp::OnInFlight, this));
+    tcp->TraceConnectWithoutContext("LastRTT", MakeCallback(&CellGymSenderApp::OnLastRtt, this));
+    tcp->TraceConnectWithoutContext("CongState",
+                                    MakeCallback(&CellGymSenderApp::OnCongState, this));
+    tcp->TraceConnectWithoutContext("PacingRate",
+                                    MakeCallback(&CellGymSenderApp::OnPacingRate, this));
+
+    m_socket->Bind();
+    m_socket->SetConnectCallback(MakeCallback(&CellGymSenderApp::OnConnected, this),
+                                 MakeNullCallback<void, Ptr<Socket>>());
+    m_socket->SetSendCallback(MakeCallback(&CellGymSenderApp::Send, this));
+    m_socket->Connect(m_peer);
+
+    m_unlimited = m_config.traffic == "bulk";
+    m_budgetBytes = m_config.traffic == "short" ? m_config.sizeBytes : 0;
+    if (m_config.traffic == "video")
+    {
+        VideoTick();
+    }
+}
+
+void
+CellGymSenderApp::StopApplication()
+{
+    m_running = false;
+    m_videoEvent.Cancel();
+    if (m_socket)
+    {
+        m_socket->Close();
+    }
+}
+
+void
+CellGymSenderApp::OnConnected(Ptr<Socket> socket)
+{
+    m_connected = true;
+    Send(socket, socket->GetTxAvailable());
+}
+
+void
+CellGymSenderApp::Send(Ptr<Socket> socket, uint32_t /* available */)
+{
+    if (!m_connected || !m_running)
+    {
+        return;
+    }
+    while (m_unlimited || m_budgetBytes > 0)
+    {
+        uint64_t want = std::min<uint64_t>(socket->GetTxAvailable(), kChunkBytes);
+        if (!m_unlimited)
+        {
+            want = std::min<uint64_t>(want, m_budgetBytes);
+        }
+        if (want == 0)
+        {
+            break;
+        }
+        const int sent = socket->Send(Create<Packet>(static_cast<uint32_t>(want)));
+        if (sent <= 0)
+        {
+            break;
+        }
+        m_sentBytes += sent;
+        if (!m_unlimited)
+        {
+            m_budgetBytes -= sent;
+        }
+    }
+}
+
+void
+CellGymSenderApp::VideoTick()
+{
+    // ON for videoOnS of every videoPeriodS at videoRateMbps; unsent bytes of a chunk carry over
+    // into the OFF period, as a DASH client would finish fetching the chunk.
+    const double sinceStart = (Simulator::Now() - m_startedAt).GetSeconds();
+    const double phase = std::fmod(sinceStart, m_config.videoPeriodS);
+    if (phase < m_config.videoOnS)
+    {
+        m_budgetBytes += static_cast<uint64_t>(m_config.videoRateMbps * 1e6 / 8 * kVideoTickS);
+        if (m_socket)
+        {
+            Send(m_socket, m_socket->GetTxAvailable());
+        }
+    }
+    m_videoEvent = Simulator::Schedule(Seconds(kVideoTickS), &CellGymSenderApp::VideoTick, this);
+}
+
+void
+CellGymSenderApp::OnRx(Ptr<const Packet> /* p */,
+                       const TcpHeader& h,
+                       Ptr<const TcpSocketBase> /* s */)
+{
+    if (!(h.GetFlags() & TcpHeader::ACK))
+    {
+        return;
+    }
+    const uint32_t ack = h.GetAckNumber().GetValue();
+    if (m_ackSeen && ack > m_lastAck)
+    {
+        m_ackedBytes += ack - m_lastAck;
+        // Every advancing ACK is an RTT sample; LastRTT only fires when the value changes.
+        if (!m_rttChanged && m_rttLastMs > 0)
+        {
+            m_rttSumMs += m_rttLastMs;
+            m_rttSamples += 1;
+        }
+    }
+    if (!m_ackSeen || ack > m_lastAck)
+    {
+        m_lastAck = ack;
+    }
+    m_ackSeen = true;
+    m_rttChanged = false;
+}
+
+void
+CellGymSenderApp::OnRetx(Ptr<const Packet>,
+                         const TcpHeader&,
+                         const Address&,
+                         const Address&,
+                         Ptr<const TcpSocketBase>)
+{
+    m_retx += 1;
+}
+
+void
+CellGymSenderApp::OnCwnd(uint32_t, uint32_t newValue)
+{
+    m_cwnd = newValue;
+}
+
+void
+CellGymSenderApp::OnSsThresh(uint32_t, uint32_t newValue)
+{
+    m_ssThresh = newValue;
+}
+
+void
+CellGymSenderApp::OnInFlight(uint32_t, uint32_t newValue)
+{
+    m_inFlight = newValue;
+}
+
+void
+CellGymSenderApp::OnLastRtt(Time, Time newValue)
+{
+    const double ms = newValue.GetSeconds() * 1e3;
+    if (ms <= 0)
+    {
+        return;
+    }
+    m_rttLastMs = ms;
+    m_rttMinMs = m_rttMinMs > 0 ? std::min(m_rttMinMs, ms) : ms;
+    m_rttSumMs += ms;
+    m_rttSamples += 1;
+    m_rttChanged = true;
+}
+
+void
+CellGymSenderApp::OnCongState(TcpSocketState::TcpCongState_t oldValue,
+                              TcpSocketState::TcpCongState_t newValue)
+{
+    const bool lossState =
+        newValue == TcpSocketState::CA_RECOVERY || newValue == TcpSocketState::CA_LOSS;
+    if (lossState && newValue != oldValue)
+    {
+        m_lossEvents += 1;
+    }
+}
+
+void
+CellGymSenderApp::OnPacingRate(DataRate, DataRate newValue)
+{
+    m_pacingMbps = newValue.GetBitRate() / 1e6;
+}
+
+void
+CellGymSenderApp::OnFeedback(const XrcFeedbackTag& tag)
+{
+    m_fbRateMbps = tag.rateMbps;
+    m_fbHolMs = tag.holMs;
+}
+
+void
+CellGymSenderApp::OnReceived(uint32_t bytes)
+{
+    m_rxBytes += bytes;
+    m_rxTotal += bytes;
+    if (m_config.traffic == "short" && m_fctS < 0 && m_rxTotal >= m_config.sizeBytes)
+    {
+        m_fctS = (Simulator::Now() - m_startedAt).GetSeconds();
+    }
+}
+
+bool
+CellGymSenderApp::Finished() const
+{
+    return m_config.traffic == "short" && m_fctS >= 0;
+}
+
+void
+CellGymSenderApp::TakeObservation(double* row)
+{
+    const bool pacing = m_pacingMbps > 0 && (m_config.cca == "bbr" || m_config.cca == "agent");
+    row[0] = m_fbRateMbps;
+    row[1] = m_fbHolMs;
+    row[2] = m_rttLastMs;
+    row[3] = m_rttMinMs;
+    row[4] = m_rttSamples > 0 ? m_rttSumMs / m_rttSamples : m_rttLastMs;
+    row[5] = m_rttSamples;
+    row[6] = m_cwnd;
+    row[7] = std::min(m_ssThresh, 1e9);
+    row[8] = m_inFlight;
+    row[9] = static_cast<double>(m_ackedBytes);
+    row[10] = static_cast<double>(m_rxBytes);
+    row[11] = m_lossEvents;
+    row[12] = m_retx;
+    row[13] = pacing ? m_pacingMbps : 0.0;
+    row[14] = (m_running && !Finished()) ? 1.0 : 0.0;
+    row[16] = static_cast<double>(m_sentBytes);
+    row[17] = m_fctS;
+    m_rttSumMs = 0;
+    m_rttSamples = 0;
+    m_ackedBytes = 0;
+    m_rxBytes = 0;
+    m_lossEvents = 0;
+    m_retx = 0;
+    m_sentBytes = 0;
+}
+
+} // namespace ns3

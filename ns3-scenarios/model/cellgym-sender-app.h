@@ -1,0 +1,151 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#ifndef CELLGYM_SENDER_APP_H
+#define CELLGYM_SENDER_APP_H
+
+#include "cellgym-agent-congestion-ops.h"
+#include "xrc-feedback-tag.h"
+
+#include "ns3/address.h"
+#include "ns3/application.h"
+#include "ns3/data-rate.h"
+#include "ns3/event-id.h"
+#include "ns3/socket.h"
+#include "ns3/tcp-header.h"
+#include "ns3/tcp-socket-state.h"
+
+#include <string>
+
+namespace ns3
+{
+
+class TcpSocketBase;
+
+/// @brief What one flow sends and how (one item of `--flows`).
+struct CellGymFlowConfig
+{
+    uint32_t flowId{0};            //!< index in the scenario
+    uint32_t ue{0};                //!< receiving UE's index
+    std::string cca{"cubic"};      //!< congestion control name (see CellGymSenderApp::MakeCca)
+    std::string traffic{"bulk"};   //!< bulk, video or short
+    double startS{0};              //!< start time, s (before the random offset)
+    double stopS{-1};              //!< stop time, s (-1: never)
+    double delayMs{0};             //!< extra one-way delay of the server link, ms
+    uint64_t sizeBytes{0};         //!< transfer size of a short flow, bytes
+    double videoRateMbps{17};      //!< sending rate of a video flow while ON, Mbit/s
+    double videoOnS{2};            //!< ON time per period, s
+    double videoPeriodS{10};       //!< period, s
+    uint32_t ssthreshSegments{0};  //!< initial ssthresh, segments (0: ns-3's default)
+};
+
+/// @brief Number of per-flow observation columns (docs/scenario-contract.md).
+constexpr uint32_t kFlowFields = 18;
+
+/**
+ * @brief A TCP sender for one flow: bulk, video ON/OFF or a finite transfer.
+ *
+ * It creates its socket itself so that it can choose the congestion control per flow, and keeps
+ * the per-step counters of the flow's observation row: RTT samples, window, losses,
+ * retransmissions, acknowledged bytes and the XRC feedback carried on ACKs.
+ */
+class CellGymSenderApp : public Application
+{
+  public:
+    static TypeId GetTypeId();
+    CellGymSenderApp();
+    ~CellGymSenderApp() override;
+
+    /**
+     * @brief Configure the flow.
+     * @param config the flow
+     * @param peer the receiver's address and port
+     */
+    void Setup(const CellGymFlowConfig& config, const Address& peer);
+
+    /**
+     * @brief Make the congestion control a flow's `cca` names.
+     * @param cca the name
+     * @return the object, or nullptr for an unknown name
+     */
+    static Ptr<TcpCongestionOps> MakeCca(const std::string& cca);
+
+    /// @return the allowed `cca` names, comma-separated
+    static std::string CcaNames();
+
+    /// @return the agent congestion control of an `agent` flow, else nullptr
+    Ptr<CellGymAgentCongestionOps> GetAgentOps() const;
+
+    /// @brief An ACK reached the server carrying the XRC agent's feedback.
+    void OnFeedback(const XrcFeedbackTag& tag);
+
+    /// @brief The UE's application received `bytes` of this flow.
+    void OnReceived(uint32_t bytes);
+
+    /**
+     * @brief Write the flow's observation row (columns 0-14, 16, 17) and restart the counters.
+     * @param row kFlowFields doubles; column 15 (the eNB's rate) is left to the caller
+     */
+    void TakeObservation(double* row);
+
+  protected:
+    void DoDispose() override;
+
+  private:
+    void StartApplication() override;
+    void StopApplication() override;
+    void Send(Ptr<Socket> socket, uint32_t available);
+    void VideoTick();
+    void OnConnected(Ptr<Socket> socket);
+    void OnRx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase> s);
+    void OnRetx(Ptr<const Packet> p,
+                const TcpHeader& h,
+                const Address& a,
+                const Address& b,
+                Ptr<const TcpSocketBase> s);
+    void OnCwnd(uint32_t oldValue, uint32_t newValue);
+    void OnSsThresh(uint32_t oldValue, uint32_t newValue);
+    void OnInFlight(uint32_t oldValue, uint32_t newValue);
+    void OnLastRtt(Time oldValue, Time newValue);
+    void OnCongState(TcpSocketState::TcpCongState_t oldValue,
+                     TcpSocketState::TcpCongState_t newValue);
+    void OnPacingRate(DataRate oldValue, DataRate newValue);
+    bool Finished() const;
+
+    CellGymFlowConfig m_config;               //!< the flow
+    Address m_peer;                           //!< receiver
+    Ptr<Socket> m_socket;                     //!< the TCP socket
+    Ptr<TcpCongestionOps> m_cca;              //!< its congestion control
+    uint64_t m_budgetBytes{0};                //!< bytes the application may still hand over
+    bool m_unlimited{false};                  //!< bulk: no budget
+    bool m_connected{false};                  //!< connection established
+    bool m_running{false};                    //!< between start and stop
+    EventId m_videoEvent;                     //!< next video tick
+    Time m_startedAt;                         //!< actual start time
+
+    // Latest values.
+    double m_fbRateMbps{0};                   //!< latest explicit rate on an ACK
+    double m_fbHolMs{0};                      //!< latest HoL delay on an ACK
+    double m_rttLastMs{0};                    //!< latest RTT sample
+    double m_rttMinMs{0};                     //!< minimum RTT
+    double m_cwnd{0};                         //!< window, bytes
+    double m_ssThresh{0};                     //!< slow-start threshold, bytes
+    double m_inFlight{0};                     //!< bytes in flight
+    double m_pacingMbps{0};                   //!< pacing rate
+    uint32_t m_lastAck{0};                    //!< highest ACK number seen
+    bool m_ackSeen{false};                    //!< an ACK arrived
+    bool m_rttChanged{false};                 //!< LastRTT fired since the previous ACK
+    uint64_t m_rxTotal{0};                    //!< bytes received by the UE in all
+    double m_fctS{-1};                        //!< completion time of a finite flow
+
+    // Counters of the current step.
+    double m_rttSumMs{0};                     //!< sum of RTT samples
+    uint32_t m_rttSamples{0};                 //!< RTT samples
+    uint64_t m_ackedBytes{0};                 //!< newly acknowledged bytes
+    uint64_t m_rxBytes{0};                    //!< bytes received by the UE
+    uint32_t m_lossEvents{0};                 //!< entries into recovery or loss
+    uint32_t m_retx{0};                       //!< retransmitted segments
+    uint64_t m_sentBytes{0};                  //!< bytes handed to the socket
+};
+
+} // namespace ns3
+
+#endif // CELLGYM_SENDER_APP_H
