@@ -69,18 +69,25 @@ struct XrcEnbAgent::Impl
     Time activeTimeout{MilliSeconds(200)};     //!< inter-arrival time that ends activity
     uint32_t maxRlcBytes{0};                   //!< RLC buffer size, for counting tail drops
     uint16_t numRbs{50};                       //!< downlink RBs
+    uint16_t usableRbs{48};                    //!< RBs the scheduler can allocate (whole RBGs)
     std::vector<std::vector<uint32_t>> tbsBytes; //!< TB bytes by [mcs][nprb]
     std::vector<UeAgentState> ues;             //!< UEs in AddUe order
-    std::map<uint64_t, uint32_t> imsiToUe;     //!< IMSI -> UE index
     std::map<uint16_t, uint32_t> rntiToUe;     //!< RNTI -> UE index (refreshed on misses)
     std::map<uint32_t, FlowAgentState> flows;  //!< flow id -> state
     std::map<uint32_t, uint32_t> serverToFlow; //!< server IPv4 -> flow id
     bool dropsConnected{false};                //!< RLC TxDrop traces connected
 
-    /// RBs a TB of `bytes` at `mcs` occupies (smallest nprb whose TB size holds it).
+    /// RBs a TB of `bytes` at `mcs` occupies. Several RB counts can share one TB size (the
+    /// table is flat in places): take the largest count with exactly this size, else the
+    /// smallest count whose size holds it.
     uint32_t RbsOf(int mcs, uint32_t bytes) const
     {
         const auto& row = tbsBytes[std::clamp(mcs, 0, kMaxMcs)];
+        auto upper = std::upper_bound(row.begin() + 1, row.end(), bytes);
+        if (upper != row.begin() + 1 && *(upper - 1) == bytes)
+        {
+            return static_cast<uint32_t>(upper - 1 - row.begin());
+        }
         auto it = std::lower_bound(row.begin() + 1, row.end(), bytes);
         return static_cast<uint32_t>(std::min<size_t>(it - row.begin(), numRbs));
     }
@@ -137,7 +144,7 @@ struct XrcEnbAgent::Impl
             used += ues[u].rbsTti;
             eligible += UeHasActiveFlow(u, now) ? 1 : 0;
         }
-        const double idle = used >= numRbs ? 0.0 : static_cast<double>(numRbs - used);
+        const double idle = used >= usableRbs ? 0.0 : static_cast<double>(usableRbs - used);
         for (uint32_t u = 0; u < ues.size(); ++u)
         {
             auto& s = ues[u];
@@ -158,12 +165,13 @@ struct XrcEnbAgent::Impl
 
     void OnPhyTransmission(PhyTransmissionStatParameters p)
     {
-        auto it = imsiToUe.find(p.m_imsi);
-        if (it == imsiToUe.end() || p.m_ndi == 0)
+        // The eNB PHY does not know IMSIs (the trace carries 0): identify the UE by its RNTI.
+        const int u = UeOfRnti(p.m_rnti);
+        if (u < 0 || p.m_ndi == 0)
         {
             return; // HARQ retransmissions carry no new capacity (XRC paper, III.A)
         }
-        auto& s = ues[it->second];
+        auto& s = ues[u];
         s.newBytesTti += p.m_size;
         s.rbsTti += RbsOf(p.m_mcs, p.m_size);
         s.lastMcs = p.m_mcs;
@@ -379,6 +387,10 @@ XrcEnbAgent::Install(Ptr<NetDevice> enbDevice, Ptr<NetDevice> s1uDevice, uint16_
 {
     auto& d = *m_impl;
     d.numRbs = numRbs;
+    // ns-3's schedulers allocate whole resource-block groups (3GPP 36.213 Table 7.1.6.1-1) and
+    // drop a trailing partial group: at 50 RBs, 16 groups of 3 = 48 RBs carry data.
+    const uint16_t rbgSize = numRbs <= 10 ? 1 : numRbs <= 26 ? 2 : numRbs <= 63 ? 3 : 4;
+    d.usableRbs = static_cast<uint16_t>(numRbs / rbgSize * rbgSize);
     Ptr<LteAmc> amc = CreateObject<LteAmc>();
     d.tbsBytes.assign(kMaxMcs + 1, std::vector<uint32_t>(numRbs + 1, 0));
     for (int mcs = 0; mcs <= kMaxMcs; ++mcs)
@@ -392,9 +404,10 @@ XrcEnbAgent::Install(Ptr<NetDevice> enbDevice, Ptr<NetDevice> s1uDevice, uint16_
     NS_ABORT_MSG_IF(!enb, "XrcEnbAgent::Install needs an LteEnbNetDevice");
     for (auto& [ccId, cc] : enb->GetCcMap())
     {
-        DynamicCast<ComponentCarrierEnb>(cc)->GetPhy()->TraceConnectWithoutContext(
+        const bool ok = DynamicCast<ComponentCarrierEnb>(cc)->GetPhy()->TraceConnectWithoutContext(
             "DlPhyTransmission",
             MakeCallback(&Impl::OnPhyTransmission, m_impl.get()));
+        NS_ABORT_MSG_IF(!ok, "cannot connect to LteEnbPhy::DlPhyTransmission");
     }
     Ptr<XrcComponentCarrierManager> ccm =
         DynamicCast<XrcComponentCarrierManager>(enb->GetComponentCarrierManager());
@@ -418,7 +431,6 @@ XrcEnbAgent::AddUe(Ptr<NetDevice> ueDevice)
     NS_ABORT_MSG_IF(!s.device, "XrcEnbAgent::AddUe needs an LteUeNetDevice");
     s.ring.assign(d.windowTtis, 0.0);
     const auto index = static_cast<uint32_t>(d.ues.size());
-    d.imsiToUe[s.device->GetImsi()] = index;
     d.ues.push_back(std::move(s));
     return index;
 }

@@ -1,0 +1,705 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// CellGym's LTE cell: one eNB with EPC, UEs, and TCP downloads from remote servers, stepped from
+// Python over the ns3-gym protocol (or run alone with --openGymPort=0). The command line, the
+// observation columns and the action are specified in docs/scenario-contract.md.
+#include "cellgym-sender-app.h"
+#include "cellgym-version.h"
+#include "opengym-bridge.h"
+#include "xrc-enb-agent.h"
+#include "xrc-feedback-tag.h"
+
+#include "ns3/applications-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/lte-module.h"
+#include "ns3/mobility-module.h"
+#include "ns3/network-module.h"
+#include "ns3/point-to-point-module.h"
+#include "ns3/traffic-control-module.h"
+
+#include <cmath>
+#include <fstream>
+#include <iomanip>
+#include <iostream>
+#include <map>
+#include <sstream>
+#include <vector>
+
+using namespace ns3;
+
+NS_LOG_COMPONENT_DEFINE("CellGymLte");
+
+namespace
+{
+
+constexpr uint32_t kUeFields = 7;
+constexpr uint16_t kBasePort = 5000;
+constexpr double kEnbHeightM = 30.0;
+constexpr double kUeHeightM = 1.5;
+constexpr double kAttachS = 0.1;
+
+const char* const kFlowFieldNames[] = {
+    "fb_rate_mbps", "fb_hol_ms",      "rtt_last_ms",     "rtt_min_ms",       "rtt_mean_ms",
+    "rtt_samples",  "cwnd_bytes",     "ssthresh_bytes",  "bytes_in_flight",  "acked_bytes",
+    "rx_bytes",     "loss_events",    "retx_segments",   "pacing_rate_mbps", "active",
+    "enb_rate_mbps", "sent_bytes",    "fct_s"};
+const char* const kUeFieldNames[] = {"capacity_mbps", "tx_mbps",   "hol_ms",    "hol_max_ms",
+                                     "rlc_bytes",     "rlc_drops", "distance_m"};
+
+[[noreturn]] void
+BadArg(const std::string& field, const std::string& value, const std::string& allowed)
+{
+    std::cerr << "cellgym-lte: --" << field << "=" << value << " is invalid: allowed " << allowed
+              << std::endl;
+    std::exit(2);
+}
+
+std::vector<std::string>
+Split(const std::string& text, char sep)
+{
+    std::vector<std::string> out;
+    std::stringstream ss(text);
+    std::string item;
+    while (std::getline(ss, item, sep))
+    {
+        if (!item.empty())
+        {
+            out.push_back(item);
+        }
+    }
+    return out;
+}
+
+double
+ParseDouble(const std::string& field, const std::string& value, double low, double high)
+{
+    char* end = nullptr;
+    const double v = std::strtod(value.c_str(), &end);
+    if (end == value.c_str() || *end != '\0' || !(v >= low && v <= high))
+    {
+        std::ostringstream allowed;
+        allowed << "a number in [" << low << ", " << high << "]";
+        BadArg(field, value, allowed.str());
+    }
+    return v;
+}
+
+std::vector<CellGymFlowConfig>
+ParseFlows(const std::string& spec, uint32_t numUes)
+{
+    std::vector<CellGymFlowConfig> flows;
+    const auto items = Split(spec, ';');
+    if (items.empty())
+    {
+        BadArg("flows", spec, "at least one flow, e.g. ue=0,cca=cubic");
+    }
+    for (size_t i = 0; i < items.size(); ++i)
+    {
+        CellGymFlowConfig f;
+        f.flowId = static_cast<uint32_t>(i);
+        const std::string where = "flows[" + std::to_string(i) + "].";
+        for (const auto& kv : Split(items[i], ','))
+        {
+            const auto eq = kv.find('=');
+            if (eq == std::string::npos)
+            {
+                BadArg("flows", items[i], "key=value items separated by commas");
+            }
+            const std::string key = kv.substr(0, eq);
+            const std::string value = kv.substr(eq + 1);
+            if (key == "ue")
+            {
+                f.ue = static_cast<uint32_t>(ParseDouble(where + key, value, 0, numUes - 1));
+            }
+            else if (key == "cca")
+            {
+                if (!CellGymSenderApp::MakeCca(value))
+                {
+                    BadArg(where + key, value, CellGymSenderApp::CcaNames());
+                }
+                f.cca = value;
+            }
+            else if (key == "traffic")
+            {
+                if (value != "bulk" && value != "video" && value != "short")
+                {
+                    BadArg(where + key, value, "bulk, video, short");
+                }
+                f.traffic = value;
+            }
+            else if (key == "start")
+            {
+                f.startS = ParseDouble(where + key, value, 0, 1e6);
+            }
+            else if (key == "stop")
+            {
+                f.stopS = ParseDouble(where + key, value, 0, 1e6);
+            }
+            else if (key == "delay_ms")
+            {
+                f.delayMs = ParseDouble(where + key, value, 0, 1e4);
+            }
+            else if (key == "size_bytes")
+            {
+                f.sizeBytes = static_cast<uint64_t>(ParseDouble(where + key, value, 1, 1e12));
+            }
+            else if (key == "video_rate_mbps")
+            {
+                f.videoRateMbps = ParseDouble(where + key, value, 0.001, 1e4);
+            }
+            else if (key == "video_on_s")
+            {
+                f.videoOnS = ParseDouble(where + key, value, 0, 1e6);
+            }
+            else if (key == "video_period_s")
+            {
+                f.videoPeriodS = ParseDouble(where + key, value, 0.001, 1e6);
+            }
+            else if (key == "ssthresh_segments")
+            {
+                f.ssthreshSegments = static_cast<uint32_t>(ParseDouble(where + key, value, 0, 1e9));
+            }
+            else
+            {
+                BadArg(where + key,
+                       value,
+                       "keys ue, cca, traffic, start, stop, delay_ms, size_bytes, "
+                       "video_rate_mbps, video_on_s, video_period_s, ssthresh_segments");
+            }
+        }
+        if (f.traffic == "short" && f.sizeBytes == 0)
+        {
+            BadArg(where + "size_bytes", "0", "a size >= 1 for a short flow");
+        }
+        if (f.stopS >= 0 && f.stopS < f.startS)
+        {
+            BadArg(where + "stop", std::to_string(f.stopS), "a time >= start");
+        }
+        flows.push_back(f);
+    }
+    return flows;
+}
+
+/// Everything the step loop reads and writes.
+struct Cell
+{
+    double stepS{0.02};                               //!< step interval
+    double simTimeS{10};                              //!< episode length
+    uint32_t numUes{1};                               //!< UEs
+    std::vector<Ptr<CellGymSenderApp>> senders;       //!< per flow
+    std::vector<Ptr<CellGymAgentCongestionOps>> agentOps; //!< per agent flow, in flow order
+    std::vector<uint32_t> agentFlows;                 //!< flow ids of agent flows
+    Ptr<XrcEnbAgent> agent;                           //!< the eNB agent
+    std::vector<Ptr<MobilityModel>> ueMobility;       //!< per UE
+    std::unique_ptr<cellgym::OpenGymBridge> bridge;   //!< null without the bridge
+    std::ofstream record;                             //!< CSV record (optional)
+    cellgym::NamedBox flows{"flows", {}, {}, -1, 1e12}; //!< observation buffers
+    cellgym::NamedBox ues{"ues", {}, {}, -1, 1e12};
+    cellgym::NamedBox time{"time", {1}, {0}, -1, 1e12};
+    bool initialized{false};                          //!< SimInitMsg sent
+    uint64_t step{0};                                 //!< steps done
+};
+
+std::string
+InfoJson(const Cell& cell, double t, bool first)
+{
+    std::ostringstream os;
+    os << std::setprecision(9) << "{\"t\": " << t;
+    if (first)
+    {
+        os << ", \"version\": \"" << cellgym::Version() << "\", \"flow_fields\": [";
+        for (uint32_t i = 0; i < kFlowFields; ++i)
+        {
+            os << (i ? ", " : "") << '"' << kFlowFieldNames[i] << '"';
+        }
+        os << "], \"ue_fields\": [";
+        for (uint32_t i = 0; i < kUeFields; ++i)
+        {
+            os << (i ? ", " : "") << '"' << kUeFieldNames[i] << '"';
+        }
+        os << "]";
+    }
+    os << "}";
+    return os.str();
+}
+
+void
+Observe(Cell& cell)
+{
+    const size_t numFlows = cell.senders.size();
+    for (size_t f = 0; f < numFlows; ++f)
+    {
+        double* row = &cell.flows.data[f * kFlowFields];
+        cell.senders[f]->TakeObservation(row);
+        row[15] = cell.agent->GetFlowRateMbps(static_cast<uint32_t>(f));
+    }
+    for (uint32_t u = 0; u < cell.numUes; ++u)
+    {
+        const XrcUeStepStats s = cell.agent->TakeStepStats(u);
+        double* row = &cell.ues.data[u * kUeFields];
+        const Vector p = cell.ueMobility[u]->GetPosition();
+        row[0] = s.capacityMbps;
+        row[1] = s.txMbps;
+        row[2] = s.holMs;
+        row[3] = s.holMaxMs;
+        row[4] = s.rlcBytes;
+        row[5] = s.rlcDrops;
+        row[6] = std::hypot(p.x, p.y);
+    }
+    cell.time.data[0] = Simulator::Now().GetSeconds();
+}
+
+void
+Record(Cell& cell)
+{
+    if (!cell.record.is_open())
+    {
+        return;
+    }
+    const double t = cell.time.data[0];
+    for (size_t f = 0; f < cell.senders.size(); ++f)
+    {
+        cell.record << t << ",flow," << f;
+        for (uint32_t c = 0; c < kFlowFields; ++c)
+        {
+            cell.record << ',' << cell.flows.data[f * kFlowFields + c];
+        }
+        cell.record << '\n';
+    }
+    for (uint32_t u = 0; u < cell.numUes; ++u)
+    {
+        cell.record << t << ",ue," << u;
+        for (uint32_t c = 0; c < kUeFields; ++c)
+        {
+            cell.record << ',' << cell.ues.data[u * kUeFields + c];
+        }
+        cell.record << '\n';
+    }
+}
+
+void
+StepEvent(Cell* cell)
+{
+    Observe(*cell);
+    Record(*cell);
+    const double t = Simulator::Now().GetSeconds();
+    const bool over = t >= cell->simTimeS - 1e-9;
+    if (cell->bridge)
+    {
+        if (!cell->initialized)
+        {
+            cellgym::NamedBox act{"action",
+                                  {static_cast<uint32_t>(cell->agentFlows.size()), 2},
+                                  {},
+                                  0,
+                                  1e9};
+            if (!cell->bridge->Init({cell->flows, cell->ues, cell->time}, act))
+            {
+                Simulator::Stop();
+                return;
+            }
+        }
+        const auto action =
+            cell->bridge->Step({cell->flows, cell->ues, cell->time}, over,
+                               InfoJson(*cell, t, !cell->initialized));
+        cell->initialized = true;
+        if (action.stop || over)
+        {
+            Simulator::Stop();
+            return;
+        }
+        const size_t expected = cell->agentFlows.size() * 2;
+        if (action.data.size() != expected)
+        {
+            std::cerr << "cellgym-lte: the action has " << action.data.size()
+                      << " values: expected " << expected << " (cwnd_bytes, pacing_rate_mbps per "
+                      << "agent flow)" << std::endl;
+            std::exit(2);
+        }
+        for (size_t a = 0; a < cell->agentOps.size(); ++a)
+        {
+            cell->agentOps[a]->SetTarget(action.data[2 * a], action.data[2 * a + 1] * 1e6);
+        }
+    }
+    else if (over)
+    {
+        Simulator::Stop();
+        return;
+    }
+    ++cell->step;
+    Simulator::Schedule(Seconds(cell->stepS), &StepEvent, cell);
+}
+
+void
+MoveUe(Ptr<MobilityModel> mobility,
+       Ptr<UniformRandomVariable> distance,
+       double angle,
+       Time period)
+{
+    const double d = distance->GetValue();
+    mobility->SetPosition(Vector(d * std::cos(angle), d * std::sin(angle), kUeHeightM));
+    Simulator::Schedule(period, &MoveUe, mobility, distance, angle, period);
+}
+
+void
+OnServerRx(Ptr<CellGymSenderApp> app, Ptr<const Packet> packet, Ptr<Ipv4>, uint32_t)
+{
+    XrcFeedbackTag tag;
+    if (packet->FindFirstMatchingByteTag(tag))
+    {
+        app->OnFeedback(tag);
+    }
+}
+
+void
+OnSinkRx(Ptr<CellGymSenderApp> app, Ptr<const Packet> packet, const Address&)
+{
+    app->OnReceived(packet->GetSize());
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    uint32_t openGymPort = 0;
+    uint32_t simSeed = 1;
+    double simTime = 10;
+    uint32_t stepMs = 20;
+    uint32_t rbs = 50;
+    uint32_t numUes = 1;
+    std::string distances = "100";
+    std::string mobility = "static";
+    double mobilityPeriodS = 2;
+    double minDistance = 100;
+    double maxDistance = 380;
+    uint32_t rlcBufferPkts = 128;
+    double serverDelayMs = 15;
+    double bottleneckMbps = 0;
+    uint32_t bottleneckBufferPkts = 100;
+    std::string flowsSpec = "ue=0,cca=cubic";
+    double activeTimeoutMs = 200;
+    uint32_t xrcWindowTtis = 40;
+    std::string recordPath;
+    int recvTimeoutMs = 600000;
+
+    CommandLine cmd(__FILE__);
+    cmd.Usage("CellGym's LTE cell (docs/scenario-contract.md).");
+    cmd.AddValue("openGymPort", "ns3-gym bridge port on 127.0.0.1 (0: run without the bridge)",
+                 openGymPort);
+    cmd.AddValue("simSeed", "RngRun (>= 1; 0 is taken as 1)", simSeed);
+    cmd.AddValue("simTime", "simulated duration, s", simTime);
+    cmd.AddValue("stepMs", "environment step interval, ms", stepMs);
+    cmd.AddValue("rbs", "bandwidth in resource blocks: 25, 50, 75 or 100", rbs);
+    cmd.AddValue("numUes", "number of UEs", numUes);
+    cmd.AddValue("distances", "initial UE distances, m, comma-separated (one value: all UEs)",
+                 distances);
+    cmd.AddValue("mobility", "static or random", mobility);
+    cmd.AddValue("mobilityPeriodS", "period of random distance changes, s", mobilityPeriodS);
+    cmd.AddValue("minDistance", "lower end of random distances, m", minDistance);
+    cmd.AddValue("maxDistance", "upper end of random distances, m", maxDistance);
+    cmd.AddValue("rlcBufferPkts", "RLC UM transmit buffer, packets of 1500 B", rlcBufferPkts);
+    cmd.AddValue("serverDelayMs", "one-way delay between each server and the core, ms",
+                 serverDelayMs);
+    cmd.AddValue("bottleneckMbps", "wired bottleneck before the core, Mbit/s (0: none)",
+                 bottleneckMbps);
+    cmd.AddValue("bottleneckBufferPkts", "drop-tail buffer of the bottleneck, packets",
+                 bottleneckBufferPkts);
+    cmd.AddValue("flows", "flows: ';'-separated, each 'key=value,...' (see the contract)",
+                 flowsSpec);
+    cmd.AddValue("activeTimeoutMs", "XRC agent: flow activity timeout, ms", activeTimeoutMs);
+    cmd.AddValue("xrcWindowTtis", "XRC agent: capacity averaging window, TTIs", xrcWindowTtis);
+    cmd.AddValue("recordPath", "write every step's observation to this CSV file", recordPath);
+    cmd.AddValue("recvTimeoutMs", "bridge receive timeout, ms", recvTimeoutMs);
+    cmd.Parse(argc, argv);
+
+    // -- validation ---------------------------------------------------------------------------
+    if (simSeed == 0)
+    {
+        std::cerr << "cellgym-lte: --simSeed=0 (ns3-gym's 'random') is taken as RngRun 1"
+                  << std::endl;
+        simSeed = 1;
+    }
+    if (!(simTime > 0 && simTime <= 1e6))
+    {
+        BadArg("simTime", std::to_string(simTime), "(0, 1e6] s");
+    }
+    if (stepMs < 1 || stepMs > 10000)
+    {
+        BadArg("stepMs", std::to_string(stepMs), "[1, 10000] ms");
+    }
+    if (rbs != 25 && rbs != 50 && rbs != 75 && rbs != 100)
+    {
+        BadArg("rbs", std::to_string(rbs), "25, 50, 75, 100");
+    }
+    if (numUes < 1 || numUes > 256)
+    {
+        BadArg("numUes", std::to_string(numUes), "[1, 256]");
+    }
+    std::vector<double> ueDistances;
+    for (const auto& d : Split(distances, ','))
+    {
+        ueDistances.push_back(ParseDouble("distances", d, 1, 600));
+    }
+    if (ueDistances.size() == 1)
+    {
+        ueDistances.assign(numUes, ueDistances[0]);
+    }
+    if (ueDistances.size() != numUes)
+    {
+        BadArg("distances", distances, "one value or numUes values");
+    }
+    if (mobility != "static" && mobility != "random")
+    {
+        BadArg("mobility", mobility, "static, random");
+    }
+    if (!(minDistance >= 1 && maxDistance >= minDistance && maxDistance <= 600))
+    {
+        BadArg("maxDistance", std::to_string(maxDistance), "[minDistance, 600] m");
+    }
+    if (rlcBufferPkts < 1)
+    {
+        BadArg("rlcBufferPkts", "0", "[1, 1e6]");
+    }
+    const auto flowConfigs = ParseFlows(flowsSpec, numUes);
+
+    // -- randomness: RngSeed fixed, RngRun from the seed (replications) ------------------------
+    RngSeedManager::SetSeed(1);
+    RngSeedManager::SetRun(simSeed);
+
+    // -- defaults -------------------------------------------------------------------------------
+    Config::SetDefault("ns3::LteEnbRrc::EpsBearerToRlcMapping",
+                       EnumValue(LteEnbRrc::RLC_UM_ALWAYS));
+    Config::SetDefault("ns3::LteRlcUm::MaxTxBufferSize", UintegerValue(rlcBufferPkts * 1500));
+    Config::SetDefault("ns3::LteEnbRrc::SrsPeriodicity", UintegerValue(numUes > 20 ? 80 : 20));
+    Config::SetDefault("ns3::LteUePhy::TxPower", DoubleValue(23.0));
+    Config::SetDefault("ns3::LteEnbPhy::TxPower", DoubleValue(30.0));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4 * 1024 * 1024));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4 * 1024 * 1024));
+    Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(false));
+
+    // -- LTE + EPC ----------------------------------------------------------------------------
+    Ptr<LteHelper> lte = CreateObject<LteHelper>();
+    Ptr<PointToPointEpcHelper> epc = CreateObject<PointToPointEpcHelper>();
+    lte->SetEpcHelper(epc);
+    lte->SetSchedulerType("ns3::PfFfMacScheduler");
+    lte->SetAttribute("PathlossModel", StringValue("ns3::OkumuraHataPropagationLossModel"));
+    lte->SetEnbDeviceAttribute("DlBandwidth", UintegerValue(rbs));
+    lte->SetEnbDeviceAttribute("UlBandwidth", UintegerValue(rbs));
+    XrcEnbAgent::ConfigureLteHelper(lte);
+
+    Ptr<Node> pgw = epc->GetPgwNode();
+
+    NodeContainer enbNodes;
+    enbNodes.Create(1);
+    NodeContainer ueNodes;
+    ueNodes.Create(numUes);
+
+    MobilityHelper mob;
+    mob.SetMobilityModel("ns3::ConstantPositionMobilityModel");
+    mob.Install(enbNodes);
+    mob.Install(ueNodes);
+    enbNodes.Get(0)->GetObject<MobilityModel>()->SetPosition(Vector(0, 0, kEnbHeightM));
+    std::vector<double> angles(numUes);
+    Cell cell;
+    cell.numUes = numUes;
+    for (uint32_t u = 0; u < numUes; ++u)
+    {
+        angles[u] = 2 * M_PI * u / numUes;
+        auto m = ueNodes.Get(u)->GetObject<MobilityModel>();
+        m->SetPosition(Vector(ueDistances[u] * std::cos(angles[u]),
+                              ueDistances[u] * std::sin(angles[u]),
+                              kUeHeightM));
+        cell.ueMobility.push_back(m);
+    }
+
+    NetDeviceContainer enbDevs = lte->InstallEnbDevice(enbNodes);
+    NetDeviceContainer ueDevs = lte->InstallUeDevice(ueNodes);
+    int64_t stream = 1;
+    stream += lte->AssignStreams(enbDevs, stream);
+    stream += lte->AssignStreams(ueDevs, stream);
+
+    InternetStackHelper internet;
+    internet.Install(ueNodes);
+    Ipv4InterfaceContainer ueIfaces = epc->AssignUeIpv4Address(ueDevs);
+    Ipv4StaticRoutingHelper routing;
+    for (uint32_t u = 0; u < numUes; ++u)
+    {
+        routing.GetStaticRouting(ueNodes.Get(u)->GetObject<Ipv4>())
+            ->SetDefaultRoute(epc->GetUeDefaultGatewayAddress(), 1);
+    }
+    lte->Attach(ueDevs, enbDevs.Get(0));
+
+    // -- wired side: servers -> router -> (bottleneck) -> PGW ----------------------------------
+    NodeContainer router;
+    router.Create(1);
+    NodeContainer servers;
+    servers.Create(flowConfigs.size());
+    internet.Install(router);
+    internet.Install(servers);
+
+    PointToPointHelper core;
+    core.SetDeviceAttribute("DataRate",
+                            DataRateValue(DataRate(bottleneckMbps > 0
+                                                       ? static_cast<uint64_t>(bottleneckMbps * 1e6)
+                                                       : 100'000'000'000ULL)));
+    core.SetChannelAttribute("Delay", TimeValue(Seconds(0)));
+    if (bottleneckMbps > 0)
+    {
+        core.SetQueue("ns3::DropTailQueue<Packet>",
+                      "MaxSize",
+                      QueueSizeValue(QueueSize(std::to_string(bottleneckBufferPkts) + "p")));
+    }
+    NetDeviceContainer coreDevs = core.Install(router.Get(0), pgw);
+    if (bottleneckMbps > 0)
+    {
+        // The drop-tail device queue is the bottleneck's buffer: no queue disc in front of it.
+        TrafficControlHelper().Uninstall(coreDevs.Get(0));
+    }
+    Ipv4AddressHelper addr;
+    addr.SetBase("10.255.0.0", "255.255.255.252");
+    Ipv4InterfaceContainer coreIfaces = addr.Assign(coreDevs);
+    Ptr<Ipv4StaticRouting> routerRouting =
+        routing.GetStaticRouting(router.Get(0)->GetObject<Ipv4>());
+    routerRouting->AddNetworkRouteTo(Ipv4Address("7.0.0.0"),
+                                     Ipv4Mask("255.0.0.0"),
+                                     coreIfaces.GetAddress(1),
+                                     1);
+    routing.GetStaticRouting(pgw->GetObject<Ipv4>())
+        ->AddNetworkRouteTo(Ipv4Address("1.0.0.0"),
+                            Ipv4Mask("255.0.0.0"),
+                            coreIfaces.GetAddress(0),
+                            pgw->GetObject<Ipv4>()->GetInterfaceForDevice(coreDevs.Get(1)));
+
+    // -- the XRC agent ----------------------------------------------------------------------------
+    Ptr<Node> enbNode = enbNodes.Get(0);
+    Ptr<NetDevice> s1u;
+    for (uint32_t i = 0; i < enbNode->GetNDevices(); ++i)
+    {
+        if (DynamicCast<PointToPointNetDevice>(enbNode->GetDevice(i)))
+        {
+            s1u = enbNode->GetDevice(i); // the first point-to-point device is the S1-U link
+            break;
+        }
+    }
+    NS_ABORT_MSG_IF(!s1u, "no S1-U point-to-point device on the eNB");
+    cell.agent = CreateObject<XrcEnbAgent>();
+    cell.agent->SetWindowTtis(xrcWindowTtis);
+    cell.agent->SetActiveTimeoutMs(activeTimeoutMs);
+    cell.agent->SetMaxRlcBytes(rlcBufferPkts * 1500);
+    cell.agent->Install(enbDevs.Get(0), s1u, static_cast<uint16_t>(rbs));
+    for (uint32_t u = 0; u < numUes; ++u)
+    {
+        cell.agent->AddUe(ueDevs.Get(u));
+    }
+
+    // -- flows ------------------------------------------------------------------------------------
+    Ptr<UniformRandomVariable> startOffset = CreateObject<UniformRandomVariable>();
+    startOffset->SetAttribute("Min", DoubleValue(0.0));
+    startOffset->SetAttribute("Max", DoubleValue(0.1));
+    startOffset->SetStream(stream++);
+    for (const auto& fc : flowConfigs)
+    {
+        Ptr<Node> server = servers.Get(fc.flowId);
+        PointToPointHelper link;
+        link.SetDeviceAttribute("DataRate", DataRateValue(DataRate("100Gbps")));
+        link.SetChannelAttribute("Delay", TimeValue(MicroSeconds(static_cast<int64_t>(
+                                              (serverDelayMs + fc.delayMs) * 1000))));
+        NetDeviceContainer devs = link.Install(server, router.Get(0));
+        std::ostringstream base;
+        base << "1." << (fc.flowId / 250) << "." << (fc.flowId % 250) << ".0";
+        addr.SetBase(base.str().c_str(), "255.255.255.252");
+        Ipv4InterfaceContainer ifaces = addr.Assign(devs);
+        routing.GetStaticRouting(server->GetObject<Ipv4>())
+            ->SetDefaultRoute(ifaces.GetAddress(1), 1);
+        routerRouting->AddHostRouteTo(ifaces.GetAddress(0),
+                                      ifaces.GetAddress(0),
+                                      router.Get(0)->GetObject<Ipv4>()->GetInterfaceForDevice(
+                                          devs.Get(1)));
+
+        const uint16_t port = kBasePort + fc.flowId;
+        PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
+                                    InetSocketAddress(Ipv4Address::GetAny(), port));
+        ApplicationContainer sink = sinkHelper.Install(ueNodes.Get(fc.ue));
+        sink.Start(Seconds(0));
+
+        Ptr<CellGymSenderApp> app = CreateObject<CellGymSenderApp>();
+        app->Setup(fc, InetSocketAddress(ueIfaces.GetAddress(fc.ue), port));
+        server->AddApplication(app);
+        // A UE's attach and bearer set-up take tens of ms: data sent earlier is lost and the
+        // SYN waits 3 s for its retry. Flows therefore start no earlier than kAttachS.
+        const double start = std::max(fc.startS, kAttachS) + startOffset->GetValue();
+        app->SetStartTime(Seconds(start));
+        if (fc.stopS >= 0)
+        {
+            app->SetStopTime(Seconds(std::max(fc.stopS, start)));
+        }
+        sink.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnSinkRx, app));
+        server->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext(
+            "Rx",
+            MakeBoundCallback(&OnServerRx, app));
+        cell.agent->AddFlow(fc.flowId, fc.ue, ifaces.GetAddress(0));
+        cell.senders.push_back(app);
+        if (fc.cca == "agent")
+        {
+            cell.agentFlows.push_back(fc.flowId);
+            cell.agentOps.push_back(app->GetAgentOps());
+        }
+    }
+
+    if (mobility == "random")
+    {
+        for (uint32_t u = 0; u < numUes; ++u)
+        {
+            Ptr<UniformRandomVariable> dist = CreateObject<UniformRandomVariable>();
+            dist->SetAttribute("Min", DoubleValue(minDistance));
+            dist->SetAttribute("Max", DoubleValue(maxDistance));
+            dist->SetStream(stream++);
+            Simulator::Schedule(Seconds(mobilityPeriodS),
+                                &MoveUe,
+                                cell.ueMobility[u],
+                                dist,
+                                angles[u],
+                                Seconds(mobilityPeriodS));
+        }
+    }
+
+    // -- the step loop --------------------------------------------------------------------------
+    cell.stepS = stepMs / 1000.0;
+    cell.simTimeS = simTime;
+    cell.flows.shape = {static_cast<uint32_t>(flowConfigs.size()), kFlowFields};
+    cell.flows.data.assign(flowConfigs.size() * kFlowFields, 0.0);
+    cell.ues.shape = {numUes, kUeFields};
+    cell.ues.data.assign(numUes * kUeFields, 0.0);
+    if (!recordPath.empty())
+    {
+        cell.record.open(recordPath);
+        if (!cell.record)
+        {
+            BadArg("recordPath", recordPath, "a writable file path");
+        }
+        cell.record << "t,kind,index";
+        for (uint32_t c = 0; c < kFlowFields; ++c)
+        {
+            cell.record << ',' << kFlowFieldNames[c];
+        }
+        cell.record << '\n';
+        cell.record << std::setprecision(10);
+    }
+    if (openGymPort > 0)
+    {
+        if (openGymPort > 65535)
+        {
+            BadArg("openGymPort", std::to_string(openGymPort), "[0, 65535]");
+        }
+        cell.bridge =
+            std::make_unique<cellgym::OpenGymBridge>(static_cast<uint16_t>(openGymPort),
+                                                     recvTimeoutMs);
+    }
+    Simulator::Schedule(Seconds(0), &StepEvent, &cell);
+    Simulator::Stop(Seconds(simTime + 10 * cell.stepS));
+    Simulator::Run();
+    Simulator::Destroy();
+    return 0;
+}
