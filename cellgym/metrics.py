@@ -90,15 +90,25 @@ class EpisodeRecords:
 
 
 def compute_metrics(
-    rec: EpisodeRecords, delay_budget_ms: float = 10.0, fairness_window_s: float = 1.0
+    rec: EpisodeRecords,
+    delay_budget_ms: float = 10.0,
+    fairness_window_s: float = 1.0,
+    from_s: float = 0.0,
 ) -> dict[str, Any]:
-    """Summarise one episode (see the module docstring for each key's definition)."""
+    """Summarise one episode (see the module docstring for each key's definition).
+
+    Args:
+        rec: The episode's records.
+        delay_budget_ms: Budget for ``hol_budget_compliance``.
+        fairness_window_s: Window of the Jain index.
+        from_s: Measure only steps ending after this time (to leave out a warm-up).
+    """
     spec = rec.spec
     step_s = spec.step_ms / 1000.0
     # The observation at t = 0 precedes any step: leave it out.
-    keep = np.array(rec.times) > 0
+    keep = np.array(rec.times) > max(0.0, from_s)
     if not keep.any():
-        raise ValueError("the episode has no step after t = 0: nothing to measure")
+        raise ValueError(f"the episode has no step after t = {from_s:g} s: nothing to measure")
     times = np.array(rec.times)[keep]
     flows = np.stack(rec.flows)[keep]  # [T, F, C]
     ues = np.stack(rec.ues)[keep]  # [T, U, C]
@@ -166,6 +176,7 @@ def compute_metrics(
         "controller": rec.controller,
         "seed": rec.seed,
         "duration_s": float(times[-1]),
+        "from_s": float(from_s),
         "steps": int(len(times)),
         "utilization": utilization,
         "jain_fairness": jain,
