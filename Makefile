@@ -7,7 +7,7 @@ setup:
 	bash scripts/setup.sh
 
 run: setup
-	$(PY) evaluate.py 'controllers=[explicit_rate,cubic]'
+	$(PY) evaluate.py 'controllers=[explicit_rate,xrc_policy,cubic]'
 
 test: setup lint
 	PYTHONHASHSEED=0 $(PY) -m pytest -m "not slow"

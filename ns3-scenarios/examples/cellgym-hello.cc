@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Smallest program: checks that the wheel links. Prints the ns-3 version.
+#include "ns3opengym.pb.h"
+
 #include "ns3/core-module.h"
 #include "ns3/lte-module.h"
-#include "ns3opengym.pb.h"
 
 int
 main(int argc, char* argv[])

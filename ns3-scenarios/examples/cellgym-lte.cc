@@ -38,13 +38,26 @@ constexpr double kEnbHeightM = 30.0;
 constexpr double kUeHeightM = 1.5;
 constexpr double kAttachS = 0.1;
 
-const char* const kFlowFieldNames[] = {
-    "fb_rate_mbps", "fb_hol_ms",      "rtt_last_ms",     "rtt_min_ms",       "rtt_mean_ms",
-    "rtt_samples",  "cwnd_bytes",     "ssthresh_bytes",  "bytes_in_flight",  "acked_bytes",
-    "rx_bytes",     "loss_events",    "retx_segments",   "pacing_rate_mbps", "active",
-    "enb_rate_mbps", "sent_bytes",    "fct_s"};
-const char* const kUeFieldNames[] = {"capacity_mbps", "tx_mbps",   "hol_ms",    "hol_max_ms",
-                                     "rlc_bytes",     "rlc_drops", "distance_m"};
+const char* const kFlowFieldNames[] = {"fb_rate_mbps",
+                                       "fb_hol_ms",
+                                       "rtt_last_ms",
+                                       "rtt_min_ms",
+                                       "rtt_mean_ms",
+                                       "rtt_samples",
+                                       "cwnd_bytes",
+                                       "ssthresh_bytes",
+                                       "bytes_in_flight",
+                                       "acked_bytes",
+                                       "rx_bytes",
+                                       "loss_events",
+                                       "retx_segments",
+                                       "pacing_rate_mbps",
+                                       "active",
+                                       "enb_rate_mbps",
+                                       "sent_bytes",
+                                       "fct_s"};
+const char* const kUeFieldNames[]
+    = {"capacity_mbps", "tx_mbps", "hol_ms", "hol_max_ms", "rlc_bytes", "rlc_drops", "distance_m"};
 
 [[noreturn]] void
 BadArg(const std::string& field, const std::string& value, const std::string& allowed)
@@ -183,21 +196,21 @@ ParseFlows(const std::string& spec, uint32_t numUes)
 /// Everything the step loop reads and writes.
 struct Cell
 {
-    double stepS{0.02};                               //!< step interval
-    double simTimeS{10};                              //!< episode length
-    uint32_t numUes{1};                               //!< UEs
-    std::vector<Ptr<CellGymSenderApp>> senders;       //!< per flow
+    double stepS{0.02};                                   //!< step interval
+    double simTimeS{10};                                  //!< episode length
+    uint32_t numUes{1};                                   //!< UEs
+    std::vector<Ptr<CellGymSenderApp>> senders;           //!< per flow
     std::vector<Ptr<CellGymAgentCongestionOps>> agentOps; //!< per agent flow, in flow order
-    std::vector<uint32_t> agentFlows;                 //!< flow ids of agent flows
-    Ptr<XrcEnbAgent> agent;                           //!< the eNB agent
-    std::vector<Ptr<MobilityModel>> ueMobility;       //!< per UE
-    std::unique_ptr<cellgym::OpenGymBridge> bridge;   //!< null without the bridge
-    std::ofstream record;                             //!< CSV record (optional)
-    cellgym::NamedBox flows{"flows", {}, {}, -1, 1e12}; //!< observation buffers
+    std::vector<uint32_t> agentFlows;                     //!< flow ids of agent flows
+    Ptr<XrcEnbAgent> agent;                               //!< the eNB agent
+    std::vector<Ptr<MobilityModel>> ueMobility;           //!< per UE
+    std::unique_ptr<cellgym::OpenGymBridge> bridge;       //!< null without the bridge
+    std::ofstream record;                                 //!< CSV record (optional)
+    cellgym::NamedBox flows{"flows", {}, {}, -1, 1e12};   //!< observation buffers
     cellgym::NamedBox ues{"ues", {}, {}, -1, 1e12};
     cellgym::NamedBox time{"time", {1}, {0}, -1, 1e12};
-    bool initialized{false};                          //!< SimInitMsg sent
-    uint64_t step{0};                                 //!< steps done
+    bool initialized{false}; //!< SimInitMsg sent
+    uint64_t step{0};        //!< steps done
 };
 
 std::string
@@ -288,20 +301,16 @@ StepEvent(Cell* cell)
     {
         if (!cell->initialized)
         {
-            cellgym::NamedBox act{"action",
-                                  {static_cast<uint32_t>(cell->agentFlows.size()), 2},
-                                  {},
-                                  0,
-                                  1e9};
+            cellgym::NamedBox act{
+                "action", {static_cast<uint32_t>(cell->agentFlows.size()), 2}, {}, 0, 1e9};
             if (!cell->bridge->Init({cell->flows, cell->ues, cell->time}, act))
             {
                 Simulator::Stop();
                 return;
             }
         }
-        const auto action =
-            cell->bridge->Step({cell->flows, cell->ues, cell->time}, over,
-                               InfoJson(*cell, t, !cell->initialized));
+        const auto action = cell->bridge->Step(
+            {cell->flows, cell->ues, cell->time}, over, InfoJson(*cell, t, !cell->initialized));
         cell->initialized = true;
         if (action.stop || over)
         {
@@ -331,10 +340,7 @@ StepEvent(Cell* cell)
 }
 
 void
-MoveUe(Ptr<MobilityModel> mobility,
-       Ptr<UniformRandomVariable> distance,
-       double angle,
-       Time period)
+MoveUe(Ptr<MobilityModel> mobility, Ptr<UniformRandomVariable> distance, double angle, Time period)
 {
     const double d = distance->GetValue();
     mobility->SetPosition(Vector(d * std::cos(angle), d * std::sin(angle), kUeHeightM));
@@ -385,28 +391,29 @@ main(int argc, char* argv[])
 
     CommandLine cmd(__FILE__);
     cmd.Usage("CellGym's LTE cell (docs/scenario-contract.md).");
-    cmd.AddValue("openGymPort", "ns3-gym bridge port on 127.0.0.1 (0: run without the bridge)",
-                 openGymPort);
+    cmd.AddValue(
+        "openGymPort", "ns3-gym bridge port on 127.0.0.1 (0: run without the bridge)", openGymPort);
     cmd.AddValue("simSeed", "RngRun (>= 1; 0 is taken as 1)", simSeed);
     cmd.AddValue("simTime", "simulated duration, s", simTime);
     cmd.AddValue("stepMs", "environment step interval, ms", stepMs);
     cmd.AddValue("rbs", "bandwidth in resource blocks: 25, 50, 75 or 100", rbs);
     cmd.AddValue("numUes", "number of UEs", numUes);
-    cmd.AddValue("distances", "initial UE distances, m, comma-separated (one value: all UEs)",
-                 distances);
+    cmd.AddValue(
+        "distances", "initial UE distances, m, comma-separated (one value: all UEs)", distances);
     cmd.AddValue("mobility", "static or random", mobility);
     cmd.AddValue("mobilityPeriodS", "period of random distance changes, s", mobilityPeriodS);
     cmd.AddValue("minDistance", "lower end of random distances, m", minDistance);
     cmd.AddValue("maxDistance", "upper end of random distances, m", maxDistance);
     cmd.AddValue("rlcBufferPkts", "RLC UM transmit buffer, packets of 1500 B", rlcBufferPkts);
-    cmd.AddValue("serverDelayMs", "one-way delay between each server and the core, ms",
-                 serverDelayMs);
-    cmd.AddValue("bottleneckMbps", "wired bottleneck before the core, Mbit/s (0: none)",
-                 bottleneckMbps);
-    cmd.AddValue("bottleneckBufferPkts", "drop-tail buffer of the bottleneck, packets",
+    cmd.AddValue(
+        "serverDelayMs", "one-way delay between each server and the core, ms", serverDelayMs);
+    cmd.AddValue(
+        "bottleneckMbps", "wired bottleneck before the core, Mbit/s (0: none)", bottleneckMbps);
+    cmd.AddValue("bottleneckBufferPkts",
+                 "drop-tail buffer of the bottleneck, packets",
                  bottleneckBufferPkts);
-    cmd.AddValue("flows", "flows: ';'-separated, each 'key=value,...' (see the contract)",
-                 flowsSpec);
+    cmd.AddValue(
+        "flows", "flows: ';'-separated, each 'key=value,...' (see the contract)", flowsSpec);
     cmd.AddValue("activeTimeoutMs", "XRC agent: flow activity timeout, ms", activeTimeoutMs);
     cmd.AddValue("xrcWindowTtis", "XRC agent: capacity averaging window, TTIs", xrcWindowTtis);
     cmd.AddValue("recordPath", "write every step's observation to this CSV file", recordPath);
@@ -540,10 +547,10 @@ main(int argc, char* argv[])
     internet.Install(servers);
 
     PointToPointHelper core;
-    core.SetDeviceAttribute("DataRate",
-                            DataRateValue(DataRate(bottleneckMbps > 0
-                                                       ? static_cast<uint64_t>(bottleneckMbps * 1e6)
-                                                       : 100'000'000'000ULL)));
+    core.SetDeviceAttribute(
+        "DataRate",
+        DataRateValue(DataRate(bottleneckMbps > 0 ? static_cast<uint64_t>(bottleneckMbps * 1e6)
+                                                  : 100'000'000'000ULL)));
     core.SetChannelAttribute("Delay", TimeValue(Seconds(0)));
     if (bottleneckMbps > 0)
     {
@@ -560,12 +567,10 @@ main(int argc, char* argv[])
     Ipv4AddressHelper addr;
     addr.SetBase("10.255.0.0", "255.255.255.252");
     Ipv4InterfaceContainer coreIfaces = addr.Assign(coreDevs);
-    Ptr<Ipv4StaticRouting> routerRouting =
-        routing.GetStaticRouting(router.Get(0)->GetObject<Ipv4>());
-    routerRouting->AddNetworkRouteTo(Ipv4Address("7.0.0.0"),
-                                     Ipv4Mask("255.0.0.0"),
-                                     coreIfaces.GetAddress(1),
-                                     1);
+    Ptr<Ipv4StaticRouting> routerRouting
+        = routing.GetStaticRouting(router.Get(0)->GetObject<Ipv4>());
+    routerRouting->AddNetworkRouteTo(
+        Ipv4Address("7.0.0.0"), Ipv4Mask("255.0.0.0"), coreIfaces.GetAddress(1), 1);
     routing.GetStaticRouting(pgw->GetObject<Ipv4>())
         ->AddNetworkRouteTo(Ipv4Address("1.0.0.0"),
                             Ipv4Mask("255.0.0.0"),
@@ -604,8 +609,9 @@ main(int argc, char* argv[])
         Ptr<Node> server = servers.Get(fc.flowId);
         PointToPointHelper link;
         link.SetDeviceAttribute("DataRate", DataRateValue(DataRate("100Gbps")));
-        link.SetChannelAttribute("Delay", TimeValue(MicroSeconds(static_cast<int64_t>(
-                                              (serverDelayMs + fc.delayMs) * 1000))));
+        link.SetChannelAttribute(
+            "Delay",
+            TimeValue(MicroSeconds(static_cast<int64_t>((serverDelayMs + fc.delayMs) * 1000))));
         NetDeviceContainer devs = link.Install(server, router.Get(0));
         std::ostringstream base;
         base << "1." << (fc.flowId / 250) << "." << (fc.flowId % 250) << ".0";
@@ -613,10 +619,10 @@ main(int argc, char* argv[])
         Ipv4InterfaceContainer ifaces = addr.Assign(devs);
         routing.GetStaticRouting(server->GetObject<Ipv4>())
             ->SetDefaultRoute(ifaces.GetAddress(1), 1);
-        routerRouting->AddHostRouteTo(ifaces.GetAddress(0),
-                                      ifaces.GetAddress(0),
-                                      router.Get(0)->GetObject<Ipv4>()->GetInterfaceForDevice(
-                                          devs.Get(1)));
+        routerRouting->AddHostRouteTo(
+            ifaces.GetAddress(0),
+            ifaces.GetAddress(0),
+            router.Get(0)->GetObject<Ipv4>()->GetInterfaceForDevice(devs.Get(1)));
 
         const uint16_t port = kBasePort + fc.flowId;
         PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
@@ -637,8 +643,7 @@ main(int argc, char* argv[])
         }
         sink.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnSinkRx, app));
         server->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext(
-            "Rx",
-            MakeBoundCallback(&OnServerRx, app));
+            "Rx", MakeBoundCallback(&OnServerRx, app));
         cell.agent->AddFlow(fc.flowId, fc.ue, ifaces.GetAddress(0));
         cell.senders.push_back(app);
         if (fc.cca == "agent")
@@ -693,9 +698,8 @@ main(int argc, char* argv[])
         {
             BadArg("openGymPort", std::to_string(openGymPort), "[0, 65535]");
         }
-        cell.bridge =
-            std::make_unique<cellgym::OpenGymBridge>(static_cast<uint16_t>(openGymPort),
-                                                     recvTimeoutMs);
+        cell.bridge = std::make_unique<cellgym::OpenGymBridge>(static_cast<uint16_t>(openGymPort),
+                                                               recvTimeoutMs);
     }
     Simulator::Schedule(Seconds(0), &StepEvent, &cell);
     Simulator::Stop(Seconds(simTime + 10 * cell.stepS));

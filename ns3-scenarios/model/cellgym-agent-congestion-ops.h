@@ -40,9 +40,9 @@ class CellGymAgentCongestionOps : public TcpNewReno
   private:
     void Apply(Ptr<TcpSocketState> tcb) const;
 
-    double m_cwndBytes{0};         //!< commanded window, bytes (0: none yet)
-    double m_pacingBps{0};         //!< commanded pacing rate, bit/s
-    Ptr<TcpSocketState> m_tcb;     //!< the socket's state, known from Init
+    double m_cwndBytes{0};     //!< commanded window, bytes (0: none yet)
+    double m_pacingBps{0};     //!< commanded pacing rate, bit/s
+    Ptr<TcpSocketState> m_tcb; //!< the socket's state, known from Init
 };
 
 } // namespace ns3

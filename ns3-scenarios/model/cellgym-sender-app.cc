@@ -264,11 +264,8 @@ CellGymSenderApp::OnRx(Ptr<const Packet> /* p */,
 }
 
 void
-CellGymSenderApp::OnRetx(Ptr<const Packet>,
-                         const TcpHeader&,
-                         const Address&,
-                         const Address&,
-                         Ptr<const TcpSocketBase>)
+CellGymSenderApp::OnRetx(
+    Ptr<const Packet>, const TcpHeader&, const Address&, const Address&, Ptr<const TcpSocketBase>)
 {
     m_retx += 1;
 }
@@ -310,8 +307,8 @@ void
 CellGymSenderApp::OnCongState(TcpSocketState::TcpCongState_t oldValue,
                               TcpSocketState::TcpCongState_t newValue)
 {
-    const bool lossState =
-        newValue == TcpSocketState::CA_RECOVERY || newValue == TcpSocketState::CA_LOSS;
+    const bool lossState
+        = newValue == TcpSocketState::CA_RECOVERY || newValue == TcpSocketState::CA_LOSS;
     if (lossState && newValue != oldValue)
     {
         m_lossEvents += 1;

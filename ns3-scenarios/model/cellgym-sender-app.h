@@ -23,18 +23,18 @@ class TcpSocketBase;
 /// @brief What one flow sends and how (one item of `--flows`).
 struct CellGymFlowConfig
 {
-    uint32_t flowId{0};            //!< index in the scenario
-    uint32_t ue{0};                //!< receiving UE's index
-    std::string cca{"cubic"};      //!< congestion control name (see CellGymSenderApp::MakeCca)
-    std::string traffic{"bulk"};   //!< bulk, video or short
-    double startS{0};              //!< start time, s (before the random offset)
-    double stopS{-1};              //!< stop time, s (-1: never)
-    double delayMs{0};             //!< extra one-way delay of the server link, ms
-    uint64_t sizeBytes{0};         //!< transfer size of a short flow, bytes
-    double videoRateMbps{17};      //!< sending rate of a video flow while ON, Mbit/s
-    double videoOnS{2};            //!< ON time per period, s
-    double videoPeriodS{10};       //!< period, s
-    uint32_t ssthreshSegments{0};  //!< initial ssthresh, segments (0: ns-3's default)
+    uint32_t flowId{0};           //!< index in the scenario
+    uint32_t ue{0};               //!< receiving UE's index
+    std::string cca{"cubic"};     //!< congestion control name (see CellGymSenderApp::MakeCca)
+    std::string traffic{"bulk"};  //!< bulk, video or short
+    double startS{0};             //!< start time, s (before the random offset)
+    double stopS{-1};             //!< stop time, s (-1: never)
+    double delayMs{0};            //!< extra one-way delay of the server link, ms
+    uint64_t sizeBytes{0};        //!< transfer size of a short flow, bytes
+    double videoRateMbps{17};     //!< sending rate of a video flow while ON, Mbit/s
+    double videoOnS{2};           //!< ON time per period, s
+    double videoPeriodS{10};      //!< period, s
+    uint32_t ssthreshSegments{0}; //!< initial ssthresh, segments (0: ns-3's default)
 };
 
 /// @brief Number of per-flow observation columns (docs/scenario-contract.md).
@@ -110,40 +110,40 @@ class CellGymSenderApp : public Application
     void OnPacingRate(DataRate oldValue, DataRate newValue);
     bool Finished() const;
 
-    CellGymFlowConfig m_config;               //!< the flow
-    Address m_peer;                           //!< receiver
-    Ptr<Socket> m_socket;                     //!< the TCP socket
-    Ptr<TcpCongestionOps> m_cca;              //!< its congestion control
-    uint64_t m_budgetBytes{0};                //!< bytes the application may still hand over
-    bool m_unlimited{false};                  //!< bulk: no budget
-    bool m_connected{false};                  //!< connection established
-    bool m_running{false};                    //!< between start and stop
-    EventId m_videoEvent;                     //!< next video tick
-    Time m_startedAt;                         //!< actual start time
+    CellGymFlowConfig m_config;  //!< the flow
+    Address m_peer;              //!< receiver
+    Ptr<Socket> m_socket;        //!< the TCP socket
+    Ptr<TcpCongestionOps> m_cca; //!< its congestion control
+    uint64_t m_budgetBytes{0};   //!< bytes the application may still hand over
+    bool m_unlimited{false};     //!< bulk: no budget
+    bool m_connected{false};     //!< connection established
+    bool m_running{false};       //!< between start and stop
+    EventId m_videoEvent;        //!< next video tick
+    Time m_startedAt;            //!< actual start time
 
     // Latest values.
-    double m_fbRateMbps{0};                   //!< latest explicit rate on an ACK
-    double m_fbHolMs{0};                      //!< latest HoL delay on an ACK
-    double m_rttLastMs{0};                    //!< latest RTT sample
-    double m_rttMinMs{0};                     //!< minimum RTT
-    double m_cwnd{0};                         //!< window, bytes
-    double m_ssThresh{0};                     //!< slow-start threshold, bytes
-    double m_inFlight{0};                     //!< bytes in flight
-    double m_pacingMbps{0};                   //!< pacing rate
-    uint32_t m_lastAck{0};                    //!< highest ACK number seen
-    bool m_ackSeen{false};                    //!< an ACK arrived
-    bool m_rttChanged{false};                 //!< LastRTT fired since the previous ACK
-    uint64_t m_rxTotal{0};                    //!< bytes received by the UE in all
-    double m_fctS{-1};                        //!< completion time of a finite flow
+    double m_fbRateMbps{0};   //!< latest explicit rate on an ACK
+    double m_fbHolMs{0};      //!< latest HoL delay on an ACK
+    double m_rttLastMs{0};    //!< latest RTT sample
+    double m_rttMinMs{0};     //!< minimum RTT
+    double m_cwnd{0};         //!< window, bytes
+    double m_ssThresh{0};     //!< slow-start threshold, bytes
+    double m_inFlight{0};     //!< bytes in flight
+    double m_pacingMbps{0};   //!< pacing rate
+    uint32_t m_lastAck{0};    //!< highest ACK number seen
+    bool m_ackSeen{false};    //!< an ACK arrived
+    bool m_rttChanged{false}; //!< LastRTT fired since the previous ACK
+    uint64_t m_rxTotal{0};    //!< bytes received by the UE in all
+    double m_fctS{-1};        //!< completion time of a finite flow
 
     // Counters of the current step.
-    double m_rttSumMs{0};                     //!< sum of RTT samples
-    uint32_t m_rttSamples{0};                 //!< RTT samples
-    uint64_t m_ackedBytes{0};                 //!< newly acknowledged bytes
-    uint64_t m_rxBytes{0};                    //!< bytes received by the UE
-    uint32_t m_lossEvents{0};                 //!< entries into recovery or loss
-    uint32_t m_retx{0};                       //!< retransmitted segments
-    uint64_t m_sentBytes{0};                  //!< bytes handed to the socket
+    double m_rttSumMs{0};     //!< sum of RTT samples
+    uint32_t m_rttSamples{0}; //!< RTT samples
+    uint64_t m_ackedBytes{0}; //!< newly acknowledged bytes
+    uint64_t m_rxBytes{0};    //!< bytes received by the UE
+    uint32_t m_lossEvents{0}; //!< entries into recovery or loss
+    uint32_t m_retx{0};       //!< retransmitted segments
+    uint64_t m_sentBytes{0};  //!< bytes handed to the socket
 };
 
 } // namespace ns3

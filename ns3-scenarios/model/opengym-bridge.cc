@@ -90,14 +90,14 @@ struct OpenGymBridge::Impl
             zmq_msg_close(&msg);
             if (err == EAGAIN)
             {
-                Fail("no reply from the Python side on 127.0.0.1:" + std::to_string(port) +
-                         " within " + std::to_string(timeoutMs) + " ms; exiting",
+                Fail("no reply from the Python side on 127.0.0.1:" + std::to_string(port)
+                         + " within " + std::to_string(timeoutMs) + " ms; exiting",
                      3);
             }
             Fail(std::string("receive failed: ") + zmq_strerror(err), 4);
         }
-        const bool ok =
-            reply.ParseFromArray(zmq_msg_data(&msg), static_cast<int>(zmq_msg_size(&msg)));
+        const bool ok
+            = reply.ParseFromArray(zmq_msg_data(&msg), static_cast<int>(zmq_msg_size(&msg)));
         zmq_msg_close(&msg);
         if (!ok)
         {
@@ -211,18 +211,18 @@ OpenGymBridge::Step(const std::vector<NamedBox>& obs, bool gameOver, const std::
     action.shape.assign(box.shape().begin(), box.shape().end());
     switch (box.dtype())
     {
-    case ns3opengym::FLOAT:
-        action.data.assign(box.floatdata().begin(), box.floatdata().end());
-        break;
-    case ns3opengym::INT:
-        action.data.assign(box.intdata().begin(), box.intdata().end());
-        break;
-    case ns3opengym::UINT:
-        action.data.assign(box.uintdata().begin(), box.uintdata().end());
-        break;
-    default:
-        action.data.assign(box.doubledata().begin(), box.doubledata().end());
-        break;
+        case ns3opengym::FLOAT:
+            action.data.assign(box.floatdata().begin(), box.floatdata().end());
+            break;
+        case ns3opengym::INT:
+            action.data.assign(box.intdata().begin(), box.intdata().end());
+            break;
+        case ns3opengym::UINT:
+            action.data.assign(box.uintdata().begin(), box.uintdata().end());
+            break;
+        default:
+            action.data.assign(box.doubledata().begin(), box.doubledata().end());
+            break;
     }
     return action;
 }

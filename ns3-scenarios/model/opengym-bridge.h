@@ -19,7 +19,7 @@ namespace cellgym
  */
 struct NamedBox
 {
-    std::string name;           //!< element name in the DictSpace / DictDataContainer
+    std::string name;            //!< element name in the DictSpace / DictDataContainer
     std::vector<uint32_t> shape; //!< shape, row-major
     std::vector<double> data;    //!< row-major values (empty in a space description)
     double low{-1.0};            //!< space lower bound (space description only)

@@ -40,42 +40,42 @@ constexpr int kMaxMcs = 28;
 /// Per-UE state of the agent.
 struct UeAgentState
 {
-    Ptr<LteUeNetDevice> device;      //!< the UE
-    std::vector<double> ring;        //!< capacity of each of the last W TTIs, bytes
-    size_t ringPos{0};               //!< next slot of the ring
-    double ringSum{0};               //!< sum of the ring, bytes
-    uint32_t newBytesTti{0};         //!< new-TB bytes in the current TTI
-    uint32_t rbsTti{0};              //!< RBs of the UE's TBs in the current TTI
-    int lastMcs{-1};                 //!< MCS of the UE's latest TB (-1: none yet)
-    double holMs{0};                 //!< latest RLC HoL delay
-    double rlcBytes{0};              //!< latest RLC tx queue
-    double stepCapBytes{0};          //!< capacity summed over the step's TTIs, bytes
-    double stepTxBytes{0};           //!< new-TB bytes in the step
-    double stepHolMaxMs{0};          //!< max HoL in the step
-    uint32_t stepDrops{0};           //!< RLC tail drops in the step
-    uint32_t stepTtis{0};            //!< TTIs in the step
+    Ptr<LteUeNetDevice> device; //!< the UE
+    std::vector<double> ring;   //!< capacity of each of the last W TTIs, bytes
+    size_t ringPos{0};          //!< next slot of the ring
+    double ringSum{0};          //!< sum of the ring, bytes
+    uint32_t newBytesTti{0};    //!< new-TB bytes in the current TTI
+    uint32_t rbsTti{0};         //!< RBs of the UE's TBs in the current TTI
+    int lastMcs{-1};            //!< MCS of the UE's latest TB (-1: none yet)
+    double holMs{0};            //!< latest RLC HoL delay
+    double rlcBytes{0};         //!< latest RLC tx queue
+    double stepCapBytes{0};     //!< capacity summed over the step's TTIs, bytes
+    double stepTxBytes{0};      //!< new-TB bytes in the step
+    double stepHolMaxMs{0};     //!< max HoL in the step
+    uint32_t stepDrops{0};      //!< RLC tail drops in the step
+    uint32_t stepTtis{0};       //!< TTIs in the step
 };
 
 /// Per-flow state of the agent.
 struct FlowAgentState
 {
-    uint32_t ue{0};                        //!< UE index
-    Time lastArrival{Time::Min()};         //!< last downlink packet at the eNB
+    uint32_t ue{0};                //!< UE index
+    Time lastArrival{Time::Min()}; //!< last downlink packet at the eNB
 };
 
 struct XrcEnbAgent::Impl
 {
-    uint32_t windowTtis{40};                   //!< capacity averaging window
-    Time activeTimeout{MilliSeconds(200)};     //!< inter-arrival time that ends activity
-    uint32_t maxRlcBytes{0};                   //!< RLC buffer size, for counting tail drops
-    uint16_t numRbs{50};                       //!< downlink RBs
-    uint16_t usableRbs{48};                    //!< RBs the scheduler can allocate (whole RBGs)
+    uint32_t windowTtis{40};                     //!< capacity averaging window
+    Time activeTimeout{MilliSeconds(200)};       //!< inter-arrival time that ends activity
+    uint32_t maxRlcBytes{0};                     //!< RLC buffer size, for counting tail drops
+    uint16_t numRbs{50};                         //!< downlink RBs
+    uint16_t usableRbs{48};                      //!< RBs the scheduler can allocate (whole RBGs)
     std::vector<std::vector<uint32_t>> tbsBytes; //!< TB bytes by [mcs][nprb]
-    std::vector<UeAgentState> ues;             //!< UEs in AddUe order
-    std::map<uint16_t, uint32_t> rntiToUe;     //!< RNTI -> UE index (refreshed on misses)
-    std::map<uint32_t, FlowAgentState> flows;  //!< flow id -> state
-    std::map<uint32_t, uint32_t> serverToFlow; //!< server IPv4 -> flow id
-    bool dropsConnected{false};                //!< RLC TxDrop traces connected
+    std::vector<UeAgentState> ues;               //!< UEs in AddUe order
+    std::map<uint16_t, uint32_t> rntiToUe;       //!< RNTI -> UE index (refreshed on misses)
+    std::map<uint32_t, FlowAgentState> flows;    //!< flow id -> state
+    std::map<uint32_t, uint32_t> serverToFlow;   //!< server IPv4 -> flow id
+    bool dropsConnected{false};                  //!< RLC TxDrop traces connected
 
     /// RBs a TB of `bytes` at `mcs` occupies. Several RB counts can share one TB size (the
     /// table is flat in places): take the largest count with exactly this size, else the
@@ -294,14 +294,12 @@ struct XrcEnbAgent::Impl
         {
             return;
         }
-        const std::string path = "/NodeList/" + std::to_string(enbDevice->GetNode()->GetId()) +
-                                 "/DeviceList/" + std::to_string(enbDevice->GetIfIndex()) +
-                                 "/LteEnbRrc/UeMap/*/DataRadioBearerMap/*/LteRlc/TxDrop";
+        const std::string path = "/NodeList/" + std::to_string(enbDevice->GetNode()->GetId())
+                                 + "/DeviceList/" + std::to_string(enbDevice->GetIfIndex())
+                                 + "/LteEnbRrc/UeMap/*/DataRadioBearerMap/*/LteRlc/TxDrop";
         if (Config::LookupMatches(path).GetN() >= ues.size())
         {
-            Config::ConnectWithoutContextFailSafe(
-                path,
-                MakeCallback(&Impl::OnRlcDropTrace, this));
+            Config::ConnectWithoutContextFailSafe(path, MakeCallback(&Impl::OnRlcDropTrace, this));
             dropsConnected = true;
         }
         else
@@ -328,26 +326,26 @@ struct XrcEnbAgent::Impl
 TypeId
 XrcEnbAgent::GetTypeId()
 {
-    static TypeId tid =
-        TypeId("ns3::XrcEnbAgent")
-            .SetParent<Object>()
-            .SetGroupName("CellGym")
-            .AddConstructor<XrcEnbAgent>()
-            .AddAttribute("WindowTtis",
-                          "TTIs over which the capacity is averaged (XRC paper: 40)",
-                          UintegerValue(40),
-                          MakeUintegerAccessor(&XrcEnbAgent::SetWindowTtis),
-                          MakeUintegerChecker<uint32_t>(1, 100000))
-            .AddAttribute("ActiveTimeoutMs",
-                          "A flow is active while its packets arrive less than this apart, ms",
-                          DoubleValue(200.0),
-                          MakeDoubleAccessor(&XrcEnbAgent::SetActiveTimeoutMs),
-                          MakeDoubleChecker<double>(0.001))
-            .AddAttribute("MaxRlcBytes",
-                          "RLC transmit buffer size, bytes (to count tail drops)",
-                          UintegerValue(128 * 1500),
-                          MakeUintegerAccessor(&XrcEnbAgent::SetMaxRlcBytes),
-                          MakeUintegerChecker<uint32_t>());
+    static TypeId tid
+        = TypeId("ns3::XrcEnbAgent")
+              .SetParent<Object>()
+              .SetGroupName("CellGym")
+              .AddConstructor<XrcEnbAgent>()
+              .AddAttribute("WindowTtis",
+                            "TTIs over which the capacity is averaged (XRC paper: 40)",
+                            UintegerValue(40),
+                            MakeUintegerAccessor(&XrcEnbAgent::SetWindowTtis),
+                            MakeUintegerChecker<uint32_t>(1, 100000))
+              .AddAttribute("ActiveTimeoutMs",
+                            "A flow is active while its packets arrive less than this apart, ms",
+                            DoubleValue(200.0),
+                            MakeDoubleAccessor(&XrcEnbAgent::SetActiveTimeoutMs),
+                            MakeDoubleChecker<double>(0.001))
+              .AddAttribute("MaxRlcBytes",
+                            "RLC transmit buffer size, bytes (to count tail drops)",
+                            UintegerValue(128 * 1500),
+                            MakeUintegerAccessor(&XrcEnbAgent::SetMaxRlcBytes),
+                            MakeUintegerChecker<uint32_t>());
     return tid;
 }
 
@@ -405,17 +403,18 @@ XrcEnbAgent::Install(Ptr<NetDevice> enbDevice, Ptr<NetDevice> s1uDevice, uint16_
     for (auto& [ccId, cc] : enb->GetCcMap())
     {
         const bool ok = DynamicCast<ComponentCarrierEnb>(cc)->GetPhy()->TraceConnectWithoutContext(
-            "DlPhyTransmission",
-            MakeCallback(&Impl::OnPhyTransmission, m_impl.get()));
+            "DlPhyTransmission", MakeCallback(&Impl::OnPhyTransmission, m_impl.get()));
         NS_ABORT_MSG_IF(!ok, "cannot connect to LteEnbPhy::DlPhyTransmission");
     }
-    Ptr<XrcComponentCarrierManager> ccm =
-        DynamicCast<XrcComponentCarrierManager>(enb->GetComponentCarrierManager());
+    Ptr<XrcComponentCarrierManager> ccm
+        = DynamicCast<XrcComponentCarrierManager>(enb->GetComponentCarrierManager());
     NS_ABORT_MSG_IF(!ccm, "call XrcEnbAgent::ConfigureLteHelper before installing the eNB");
     Impl* impl = m_impl.get();
-    ccm->SetReportCallback([impl](uint16_t rnti, uint8_t lcid, uint32_t q, uint16_t hol) {
-        impl->OnBufferStatus(rnti, lcid, q, hol);
-    });
+    ccm->SetReportCallback(
+        [impl](uint16_t rnti, uint8_t lcid, uint32_t q, uint16_t hol)
+        {
+            impl->OnBufferStatus(rnti, lcid, q, hol);
+        });
     s1uDevice->TraceConnectWithoutContext("MacTx", MakeCallback(&Impl::OnS1uTx, impl));
     s1uDevice->TraceConnectWithoutContext("MacRx", MakeCallback(&Impl::OnS1uRx, impl));
     Simulator::Schedule(MicroSeconds(500), &Impl::EndTti, impl);

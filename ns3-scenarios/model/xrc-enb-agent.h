@@ -16,23 +16,25 @@ namespace ns3
 /// @brief Per-UE counters the scenario reads once per environment step (then they restart).
 struct XrcUeStepStats
 {
-    double capacityMbps{0};  //!< mean of the capacity estimate over the step (new TBs + free-RB share)
-    double txMbps{0};        //!< new transport-block bytes sent in the step, as a rate
-    double holMs{0};         //!< latest RLC HoL delay
-    double holMaxMs{0};      //!< maximum HoL delay reported in the step
-    double rlcBytes{0};      //!< latest RLC transmit queue size
-    uint32_t rlcDrops{0};    //!< packets dropped at the RLC because the buffer was full, in the step
+    double capacityMbps{
+        0};               //!< mean of the capacity estimate over the step (new TBs + free-RB share)
+    double txMbps{0};     //!< new transport-block bytes sent in the step, as a rate
+    double holMs{0};      //!< latest RLC HoL delay
+    double holMaxMs{0};   //!< maximum HoL delay reported in the step
+    double rlcBytes{0};   //!< latest RLC transmit queue size
+    uint32_t rlcDrops{0}; //!< packets dropped at the RLC because the buffer was full, in the step
 };
 
 /**
  * @brief The XRC base-station agent (XRC paper, section III.A).
  *
- * Per UE: capacity from new transport blocks only (NDI set, `LteEnbPhy::DlPhyTransmission`) plus the
- * UE's share of unused resource blocks, averaged over the last `WindowTtis` TTIs. Per flow: the fair
- * share C_i = C / active flows of the UE, a flow being active while its downlink packets arrive less
- * than `ActiveTimeout` apart. The RLC head-of-line delay comes from a component-carrier-manager
- * subclass (`DoReportBufferStatus`). Both values are written into an `XrcFeedbackTag` on the flow's
- * uplink ACKs as they leave the eNB, so the sender sees them with the real uplink delay.
+ * Per UE: capacity from new transport blocks only (NDI set, `LteEnbPhy::DlPhyTransmission`) plus
+ * the UE's share of unused resource blocks, averaged over the last `WindowTtis` TTIs. Per flow: the
+ * fair share C_i = C / active flows of the UE, a flow being active while its downlink packets
+ * arrive less than `ActiveTimeout` apart. The RLC head-of-line delay comes from a
+ * component-carrier-manager subclass (`DoReportBufferStatus`). Both values are written into an
+ * `XrcFeedbackTag` on the flow's uplink ACKs as they leave the eNB, so the sender sees them with
+ * the real uplink delay.
  */
 class XrcEnbAgent : public Object
 {
@@ -41,7 +43,8 @@ class XrcEnbAgent : public Object
     XrcEnbAgent();
     ~XrcEnbAgent() override;
 
-    /// @brief Select the HoL-reporting component carrier manager. Call before installing eNB devices.
+    /// @brief Select the HoL-reporting component carrier manager. Call before installing eNB
+    /// devices.
     static void ConfigureLteHelper(Ptr<LteHelper> lteHelper);
 
     /**

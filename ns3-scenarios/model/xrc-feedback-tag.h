@@ -21,9 +21,9 @@ class XrcFeedbackTag : public Tag
     void Deserialize(TagBuffer i) override;
     void Print(std::ostream& os) const override;
 
-    double rateMbps{0};   //!< explicit fair-share rate C_i, Mbit/s
-    double holMs{0};      //!< RLC HoL delay, ms
-    double stampS{0};     //!< simulation time the eNB wrote the tag, s
+    double rateMbps{0}; //!< explicit fair-share rate C_i, Mbit/s
+    double holMs{0};    //!< RLC HoL delay, ms
+    double stampS{0};   //!< simulation time the eNB wrote the tag, s
 };
 
 } // namespace ns3
