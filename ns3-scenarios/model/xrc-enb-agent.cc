@@ -296,10 +296,11 @@ struct XrcEnbAgent::Impl
         }
         const std::string path = "/NodeList/" + std::to_string(enbDevice->GetNode()->GetId())
                                  + "/DeviceList/" + std::to_string(enbDevice->GetIfIndex())
-                                 + "/LteEnbRrc/UeMap/*/DataRadioBearerMap/*/LteRlc/TxDrop";
+                                 + "/LteEnbRrc/UeMap/*/DataRadioBearerMap/*/LteRlc";
+        // Bearers exist only once the UEs have attached: retry until every UE has one.
         if (Config::LookupMatches(path).GetN() >= ues.size())
         {
-            Config::ConnectWithoutContextFailSafe(path, MakeCallback(&Impl::OnRlcDropTrace, this));
+            Config::ConnectFailSafe(path + "/TxDrop", MakeCallback(&Impl::OnRlcDrop, this));
             dropsConnected = true;
         }
         else
@@ -308,17 +309,20 @@ struct XrcEnbAgent::Impl
         }
     }
 
-    void OnRlcDropTrace(Ptr<const Packet> p)
+    void OnRlcDrop(std::string context, Ptr<const Packet> p)
     {
-        // The trace carries no RNTI; with one data bearer per UE attribute the drop to the UE
-        // whose buffer is full.
-        for (uint32_t u = 0; u < ues.size(); ++u)
+        // The UE map is keyed by RNTI: ".../UeMap/<rnti>/DataRadioBearerMap/...".
+        const auto at = context.find("/UeMap/");
+        if (at == std::string::npos)
         {
-            if (ues[u].rlcBytes + p->GetSize() > maxRlcBytes)
-            {
-                ues[u].stepDrops += 1;
-                return;
-            }
+            return;
+        }
+        const int u = UeOfRnti(static_cast<uint16_t>(std::stoul(context.substr(at + 7))));
+        // The trace also fires when the PDCP discard timer drops a packet that is still queued;
+        // count only drops of a full buffer (ns3-notes.md).
+        if (u >= 0 && ues[u].rlcBytes + p->GetSize() > maxRlcBytes)
+        {
+            ues[u].stepDrops += 1;
         }
     }
 };
