@@ -12,7 +12,9 @@ Names of the keys are stable: scripts and notebooks depend on them.
   (mean RTT in the step minus the minimum RTT), over steps with RTT samples.
 - ``hol_budget_compliance``: fraction of HoL samples within the delay budget.
 - ``flows``: per flow its ``cca``, ``throughput_mbps`` (bytes received over its active time),
-  ``rtt_ms`` percentiles, ``loss_events``, ``retx_segments`` and ``fct_s`` (finite flows).
+  ``rtt_ms`` and ``queueing_delay_ms`` percentiles, ``losses`` (segments the sender detected lost
+  and retransmitted), ``loss_events`` (entries into fast recovery or RTO), ``retx_segments`` and
+  ``fct_s`` (completion time of a finite flow, ``None`` otherwise).
 """
 
 from __future__ import annotations
@@ -163,6 +165,7 @@ def compute_metrics(
                 "queueing_delay_ms": percentiles(
                     rtt - flows[:, f, fi["rtt_min_ms"]][samples[:, f]]
                 ),
+                "losses": int(flows[:, f, fi["retx_segments"]].sum()),
                 "loss_events": int(flows[:, f, fi["loss_events"]].sum()),
                 "retx_segments": int(flows[:, f, fi["retx_segments"]].sum()),
                 "fct_s": float(done[-1]) if done.size else None,

@@ -74,7 +74,9 @@ class FlowSpec:
         cca: Congestion control: one of ``NS3_TCPS`` or ``agent`` (the Python policy's flow).
         traffic: ``bulk`` (backlogged), ``video`` (ON/OFF at ``video_rate_mbps``) or ``short``
             (``size_bytes`` then close).
-        start_s: Start time in seconds (the program adds a seeded 0-100 ms offset).
+        start_s: Start time in seconds. The program starts flows no earlier than 0.1 s (the
+            UE's attach) and adds a seeded random offset of 0-100 ms, so that seeds give
+            independent replications of otherwise deterministic scenarios.
         stop_s: Stop time in seconds; ``None`` runs to the end of the simulation.
         delay_ms: Extra one-way delay on this flow's server link, in ms.
         size_bytes: Transfer size of a ``short`` flow, in bytes.

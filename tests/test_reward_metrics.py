@@ -99,6 +99,7 @@ def test_metrics_of_a_synthetic_episode():
     assert f0["throughput_mbps"] == pytest.approx(12)
     assert f1["throughput_mbps"] == pytest.approx(4)
     assert f1["loss_events"] == 1 and f0["loss_events"] == 0
+    assert f0["losses"] == 0
     assert f0["fct_s"] is None
 
 
