@@ -81,3 +81,33 @@ def test_hol_delay_rises_when_the_rlc_buffer_fills():
     empty = ues[:, UE["rlc_bytes"]] < 50_000
     assert full.any() and empty.any()
     assert ues[full, UE["hol_ms"]].mean() > 2 * ues[empty, UE["hol_ms"]].mean()
+
+
+def test_wired_bottleneck_caps_the_flow():
+    spec = ScenarioSpec(
+        name="bottleneck", sim_time_s=6.0, bottleneck_mbps=10.0, flows=[FlowSpec(cca="cubic")]
+    )
+    m = compute_metrics(run_native(spec, "cubic", seed=1), from_s=2.0)
+    assert 8.5 < m["flows"][0]["throughput_mbps"] <= 10.0
+    # The cell is not the bottleneck: its buffer stays nearly empty.
+    assert m["hol_delay_ms"]["p90"] < 5.0
+
+
+@pytest.mark.parametrize(
+    ("arg", "field"),
+    [
+        ("--rbs=42", "rbs"),
+        ("--flows=ue=0,cca=quic", "flows[0].cca"),
+        ("--flows=ue=3,cca=cubic", "flows[0].ue"),
+        ("--flows=ue=0,cca=cubic,colour=red", "flows[0].colour"),
+        ("--mobility=walk", "mobility"),
+    ],
+)
+def test_the_program_rejects_bad_arguments_naming_the_field(arg, field):
+    import subprocess
+
+    from cellgym.paths import ns3_program
+
+    out = subprocess.run([str(ns3_program()), arg], capture_output=True, text=True, timeout=30)
+    assert out.returncode == 2
+    assert f"--{field}=" in out.stderr and "allowed" in out.stderr

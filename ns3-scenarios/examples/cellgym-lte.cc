@@ -559,14 +559,15 @@ main(int argc, char* argv[])
                       QueueSizeValue(QueueSize(std::to_string(bottleneckBufferPkts) + "p")));
     }
     NetDeviceContainer coreDevs = core.Install(router.Get(0), pgw);
-    if (bottleneckMbps > 0)
-    {
-        // The drop-tail device queue is the bottleneck's buffer: no queue disc in front of it.
-        TrafficControlHelper().Uninstall(coreDevs.Get(0));
-    }
     Ipv4AddressHelper addr;
     addr.SetBase("10.255.0.0", "255.255.255.252");
     Ipv4InterfaceContainer coreIfaces = addr.Assign(coreDevs);
+    if (bottleneckMbps > 0)
+    {
+        // The drop-tail device queue is the bottleneck's buffer: remove the queue disc that
+        // address assignment put in front of it.
+        TrafficControlHelper().Uninstall(coreDevs.Get(0));
+    }
     Ptr<Ipv4StaticRouting> routerRouting
         = routing.GetStaticRouting(router.Get(0)->GetObject<Ipv4>());
     routerRouting->AddNetworkRouteTo(
