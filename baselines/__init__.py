@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from baselines.base import BaselinePolicy
-from cellgym.scenario import NS3_TCPS
+from cellgym.scenario import NATIVE_CCAS
 
 POLICIES: dict[str, str] = {
     "explicit_rate": "baselines.explicit_rate:ExplicitRatePolicy",
@@ -33,8 +33,8 @@ def make_policy(name: str, **env_params: Any) -> BaselinePolicy:
 
 
 def is_native(name: str) -> bool:
-    """True when ``name`` is one of ns-3's own TCPs (run natively, not through the policy loop)."""
-    return name in NS3_TCPS
+    """True when ``name`` runs natively in the simulator (ns-3's TCPs, XRC's sender)."""
+    return name in NATIVE_CCAS
 
 
 __all__ = ["BaselinePolicy", "POLICIES", "is_native", "make_policy"]

@@ -19,7 +19,7 @@ import numpy as np
 
 from cellgym.metrics import EpisodeRecords
 from cellgym.reward import RewardSpec
-from cellgym.scenario import NS3_TCPS, ScenarioSpec
+from cellgym.scenario import NATIVE_CCAS, ScenarioSpec
 from cellgym.seeding import rng_run_for_seed
 
 log = logging.getLogger(__name__)
@@ -30,8 +30,8 @@ Predictor = Any
 
 def with_native_agent(spec: ScenarioSpec, cca: str) -> ScenarioSpec:
     """A copy of ``spec`` whose ``agent`` flows run ns-3's ``cca`` instead."""
-    if cca not in NS3_TCPS:
-        raise ValueError(f"controller {cca!r} is not an ns-3 TCP: choose one of {NS3_TCPS}")
+    if cca not in NATIVE_CCAS:
+        raise ValueError(f"controller {cca!r} is not native: choose one of {NATIVE_CCAS}")
     flows = [
         dataclasses.replace(f, cca=cca) if f.cca == "agent" else dataclasses.replace(f)
         for f in spec.flows

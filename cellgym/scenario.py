@@ -41,8 +41,10 @@ NS3_TCPS: tuple[str, ...] = (
     "ledbat",
     "dctcp",
 )
-#: Every value of ``FlowSpec.cca``: ns-3 TCPs, ``agent`` (driven from Python through the bridge).
-CCAS: tuple[str, ...] = (*NS3_TCPS, "agent")
+#: Congestion controls that run natively in the simulator: ns-3's TCPs and CellGym's XRC sender.
+NATIVE_CCAS: tuple[str, ...] = (*NS3_TCPS, "xrc")
+#: Every value of ``FlowSpec.cca``: native ones and ``agent`` (driven from Python via the bridge).
+CCAS: tuple[str, ...] = (*NATIVE_CCAS, "agent")
 TRAFFIC_TYPES: tuple[str, ...] = ("bulk", "video", "short")
 MOBILITY_MODES: tuple[str, ...] = ("static", "random")
 BANDWIDTHS_RBS: tuple[int, ...] = (25, 50, 75, 100)
@@ -71,7 +73,8 @@ class FlowSpec:
 
     Attributes:
         ue: Index of the receiving UE, in ``[0, num_ues)``.
-        cca: Congestion control: one of ``NS3_TCPS`` or ``agent`` (the Python policy's flow).
+        cca: Congestion control: one of ``NS3_TCPS``, ``xrc`` (the native XRC sender) or
+            ``agent`` (the Python policy's flow).
         traffic: ``bulk`` (backlogged), ``video`` (ON/OFF at ``video_rate_mbps``) or ``short``
             (``size_bytes`` then close).
         start_s: Start time in seconds. The program starts flows no earlier than 0.1 s (the

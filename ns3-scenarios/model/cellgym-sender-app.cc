@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "cellgym-sender-app.h"
 
+#include "tcp-xrc.h"
+
 #include "ns3/boolean.h"
 #include "ns3/config.h"
 #include "ns3/log.h"
@@ -44,6 +46,7 @@ CcaTypes()
         {"lp", "ns3::TcpLp"},
         {"ledbat", "ns3::TcpLedbat"},
         {"dctcp", "ns3::TcpDctcp"},
+        {"xrc", "ns3::TcpXrc"},
         {"agent", "ns3::CellGymAgentCongestionOps"},
     };
     return types;
@@ -326,6 +329,11 @@ CellGymSenderApp::OnFeedback(const XrcFeedbackTag& tag)
 {
     m_fbRateMbps = tag.rateMbps;
     m_fbHolMs = tag.holMs;
+    // The tag is read at the server's IP layer, before TCP processes the ACK that carries it.
+    if (Ptr<TcpXrc> xrc = DynamicCast<TcpXrc>(m_cca))
+    {
+        xrc->SetFeedback(tag.rateMbps, tag.holMs);
+    }
 }
 
 void

@@ -1,0 +1,222 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "tcp-xrc.h"
+
+#include "ns3/double.h"
+#include "ns3/log.h"
+#include "ns3/simulator.h"
+#include "ns3/uinteger.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+NS_LOG_COMPONENT_DEFINE("TcpXrc");
+NS_OBJECT_ENSURE_REGISTERED(TcpXrc);
+
+TypeId
+TcpXrc::GetTypeId()
+{
+    static TypeId tid
+        = TypeId("ns3::TcpXrc")
+              .SetParent<TcpNewReno>()
+              .SetGroupName("CellGym")
+              .AddConstructor<TcpXrc>()
+              .AddAttribute("BudgetMs",
+                            "Queueing-delay budget, ms (XRC paper: 10 ms)",
+                            DoubleValue(10.0),
+                            MakeDoubleAccessor(&TcpXrc::m_budgetMs),
+                            MakeDoubleChecker<double>(0.001))
+              .AddAttribute("RampRtts",
+                            "RTTs in which the window reaches twnd from below (paper: 2)",
+                            DoubleValue(2.0),
+                            MakeDoubleAccessor(&TcpXrc::m_rampRtts),
+                            MakeDoubleChecker<double>(0.01))
+              .AddAttribute("UnfairRtts",
+                            "RTTs of high delay at twnd before the unfairness mode (paper: N = 10)",
+                            UintegerValue(10),
+                            MakeUintegerAccessor(&TcpXrc::m_unfairRtts),
+                            MakeUintegerChecker<uint32_t>(1))
+              .AddAttribute("UnfairAlpha",
+                            "Window growth in the unfairness mode, segments per RTT",
+                            DoubleValue(10.0),
+                            MakeDoubleAccessor(&TcpXrc::m_unfairAlpha),
+                            MakeDoubleChecker<double>(0.0));
+    return tid;
+}
+
+TcpXrc::TcpXrc() = default;
+
+TcpXrc::TcpXrc(const TcpXrc& other)
+    : TcpNewReno(other)
+    , m_budgetMs(other.m_budgetMs)
+    , m_rampRtts(other.m_rampRtts)
+    , m_unfairRtts(other.m_unfairRtts)
+    , m_unfairAlpha(other.m_unfairAlpha)
+{
+}
+
+std::string
+TcpXrc::GetName() const
+{
+    return "TcpXrc";
+}
+
+Ptr<TcpCongestionOps>
+TcpXrc::Fork()
+{
+    return CopyObject<TcpXrc>(this);
+}
+
+void
+TcpXrc::SetFeedback(double rateMbps, double holMs)
+{
+    m_rateMbps = rateMbps;
+    m_holMs = holMs;
+    m_hasFeedback = m_hasFeedback || rateMbps > 0;
+}
+
+TcpXrc::Mode
+TcpXrc::GetMode() const
+{
+    return m_mode;
+}
+
+double
+TcpXrc::GetTargetWindow() const
+{
+    return m_twnd;
+}
+
+uint32_t
+TcpXrc::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight)
+{
+    return std::max(2 * tcb->m_segmentSize, bytesInFlight / 2);
+}
+
+void
+TcpXrc::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time& rtt)
+{
+    if (rtt.IsStrictlyPositive())
+    {
+        m_rttSumMs += rtt.GetSeconds() * 1e3;
+        m_rttCount += 1;
+    }
+    // Equation 3 averages over a window of data: close the window once a congestion window's
+    // worth of bytes has been acknowledged.
+    m_windowAcked += segmentsAcked * tcb->m_segmentSize;
+    if (m_windowAcked >= tcb->m_cWnd && m_rttCount > 0)
+    {
+        m_windowMeanMs = m_rttSumMs / m_rttCount;
+        m_rttSumMs = 0;
+        m_rttCount = 0;
+        m_windowAcked = 0;
+    }
+}
+
+void
+TcpXrc::CongestionStateSet(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCongState_t newState)
+{
+    if (newState == TcpSocketState::CA_RECOVERY || newState == TcpSocketState::CA_LOSS)
+    {
+        // A loss ends the unfairness mode: the competitor has been made to back off, or we have.
+        m_unfair = false;
+        m_highDelayMs = 0;
+        m_rampFrom = 0;
+    }
+}
+
+void
+TcpXrc::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked)
+{
+    const Time now = Simulator::Now();
+    const double elapsedMs = m_updated ? (now - m_lastUpdate).GetSeconds() * 1e3 : 0.0;
+    m_lastUpdate = now;
+    m_updated = true;
+    if (!m_hasFeedback || m_rateMbps <= 0 || tcb->m_minRtt == Time::Max() || segmentsAcked == 0)
+    {
+        m_mode = Mode::NO_FEEDBACK;
+        TcpNewReno::IncreaseWindow(tcb, segmentsAcked);
+        return;
+    }
+    const double seg = tcb->m_segmentSize;
+    const double cwnd = tcb->m_cWnd;
+    const double minRttMs = tcb->m_minRtt.GetSeconds() * 1e3;
+    m_twnd = m_rateMbps * 1e6 / 8 * minRttMs / 1e3;
+    const double meanRttMs = m_windowMeanMs > 0 ? m_windowMeanMs
+                             : m_rttCount > 0   ? m_rttSumMs / m_rttCount
+                                                : minRttMs;
+    const double e2eMs = std::max(0.0, meanRttMs - minRttMs);
+    const double deltaMs = std::max(e2eMs, m_holMs);
+    const double perSegment = seg * seg / cwnd; // one segment per RTT, per acknowledged segment
+
+    if (m_holMs <= m_budgetMs && e2eMs - m_holMs > m_budgetMs)
+    {
+        // The queue is in the Internet, not at the base station: standard TCP (alpha = 1).
+        m_mode = Mode::INTERNET;
+        m_unfair = false;
+        m_highDelayMs = 0;
+        TcpNewReno::IncreaseWindow(tcb, segmentsAcked);
+        return;
+    }
+    if (tcb->m_cWnd < tcb->m_ssThresh)
+    {
+        if (cwnd < m_twnd && deltaMs <= m_budgetMs)
+        {
+            m_mode = Mode::SLOW_START;
+            TcpNewReno::IncreaseWindow(tcb, segmentsAcked);
+            return;
+        }
+        tcb->m_ssThresh = tcb->m_cWnd; // slow start ends at twnd or at the budget
+    }
+
+    double next = cwnd;
+    if (deltaMs > m_budgetMs)
+    {
+        if (cwnd <= 1.05 * m_twnd)
+        {
+            m_highDelayMs += elapsedMs;
+        }
+        if (m_highDelayMs >= m_unfairRtts * minRttMs)
+        {
+            m_unfair = true;
+        }
+        m_rampFrom = 0;
+        if (m_unfair)
+        {
+            m_mode = Mode::UNFAIR;
+            next = std::max(cwnd, m_twnd) + m_unfairAlpha * perSegment * segmentsAcked;
+        }
+        else
+        {
+            m_mode = Mode::RESET;
+            next = m_twnd;
+        }
+    }
+    else
+    {
+        m_highDelayMs = 0;
+        m_unfair = false;
+        if (cwnd < m_twnd)
+        {
+            m_mode = Mode::RAMP;
+            if (m_rampFrom <= 0)
+            {
+                m_rampFrom = cwnd;
+            }
+            // Close the gap (from where the ramp began) over RampRtts RTTs: about cwnd / seg
+            // segments are acknowledged per RTT.
+            const double step = (m_twnd - m_rampFrom) / m_rampRtts * seg / cwnd * segmentsAcked;
+            next = std::min(m_twnd, cwnd + std::max(step, perSegment * segmentsAcked));
+        }
+        else
+        {
+            m_mode = Mode::PROBE;
+            m_rampFrom = 0;
+            next = cwnd + std::max(1.0, perSegment * segmentsAcked);
+        }
+    }
+    tcb->m_cWnd = static_cast<uint32_t>(std::clamp(next, 2 * seg, 4e9));
+}
+
+} // namespace ns3
