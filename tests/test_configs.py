@@ -45,3 +45,18 @@ def test_out_of_range_fails_with_the_field_name():
     cfg = _compose(["scenario.rbs=42"])
     with pytest.raises(SpecError, match="scenario.rbs=42"):
         ScenarioSpec.from_config(cfg.scenario)
+
+
+@pytest.mark.parametrize("agent", sorted(p.stem for p in (CONFIGS / "agent").glob("*.yaml")))
+def test_every_agent_option_composes_into_the_train_config(agent):
+    with initialize_config_dir(config_dir=os.fspath(CONFIGS), version_base="1.3"):
+        cfg = compose("train", overrides=["run_dir=/tmp/x", f"agent={agent}"])
+    assert cfg.agent.name == agent
+    assert cfg.agent.algo in ("PPO", "A2C", "SAC", "TD3")
+    assert ScenarioSpec.from_config(cfg.scenario).agent_flows == [0]
+
+
+def test_train_config_rejects_a_wrong_type():
+    with initialize_config_dir(config_dir=os.fspath(CONFIGS), version_base="1.3"):
+        with pytest.raises(Exception, match="total_timesteps"):
+            compose("train", overrides=["run_dir=/tmp/x", "total_timesteps=lots"])
