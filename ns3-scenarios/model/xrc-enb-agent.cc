@@ -59,8 +59,15 @@ struct UeAgentState
 /// Per-flow state of the agent.
 struct FlowAgentState
 {
-    uint32_t ue{0};                //!< UE index
-    Time lastArrival{Time::Min()}; //!< last downlink packet at the eNB
+    uint32_t ue{0};   //!< UE index
+    Time lastArrival; //!< last downlink packet at the eNB
+    bool seen{false}; //!< a downlink packet has passed the eNB
+
+    /// @return whether the flow is active at `now` (Time::Min() would overflow `now - last`)
+    bool IsActive(Time now, Time timeout) const
+    {
+        return seen && now - lastArrival < timeout;
+    }
 };
 
 struct XrcEnbAgent::Impl
@@ -110,7 +117,7 @@ struct XrcEnbAgent::Impl
     {
         for (const auto& [id, f] : flows)
         {
-            if (f.ue == ue && now - f.lastArrival < activeTimeout)
+            if (f.ue == ue && f.IsActive(now, activeTimeout))
             {
                 return true;
             }
@@ -123,7 +130,7 @@ struct XrcEnbAgent::Impl
         uint32_t n = 0;
         for (const auto& [id, f] : flows)
         {
-            n += (f.ue == ue && now - f.lastArrival < activeTimeout) ? 1 : 0;
+            n += (f.ue == ue && f.IsActive(now, activeTimeout)) ? 1 : 0;
         }
         return n;
     }
@@ -255,6 +262,7 @@ struct XrcEnbAgent::Impl
         if (it != serverToFlow.end())
         {
             flows[it->second].lastArrival = Simulator::Now();
+            flows[it->second].seen = true;
         }
     }
 
@@ -283,7 +291,7 @@ struct XrcEnbAgent::Impl
     {
         const auto& f = flows.at(flowId);
         const Time now = Simulator::Now();
-        const bool self = now - f.lastArrival < activeTimeout;
+        const bool self = f.IsActive(now, activeTimeout);
         const uint32_t n = ActiveFlows(f.ue, now) + (self ? 0 : 1);
         return CapacityMbps(f.ue) / n;
     }
@@ -442,7 +450,9 @@ void
 XrcEnbAgent::AddFlow(uint32_t flowId, uint32_t ueIndex, Ipv4Address serverAddress)
 {
     NS_ABORT_MSG_IF(ueIndex >= m_impl->ues.size(), "AddFlow: unknown UE " << ueIndex);
-    m_impl->flows[flowId] = FlowAgentState{ueIndex, Time::Min()};
+    FlowAgentState flow;
+    flow.ue = ueIndex;
+    m_impl->flows[flowId] = flow;
     m_impl->serverToFlow[serverAddress.Get()] = flowId;
 }
 
