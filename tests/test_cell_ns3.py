@@ -111,3 +111,19 @@ def test_the_program_rejects_bad_arguments_naming_the_field(arg, field):
     out = subprocess.run([str(ns3_program()), arg], capture_output=True, text=True, timeout=30)
     assert out.returncode == 2
     assert f"--{field}=" in out.stderr and "allowed" in out.stderr
+
+
+def test_a_flow_counts_toward_the_fair_share_only_once_it_is_active():
+    spec = ScenarioSpec(
+        name="late_join",
+        sim_time_s=5.0,
+        flows=[FlowSpec(cca="cubic"), FlowSpec(cca="cubic", start_s=3.0)],
+    )
+    rec = run_native(spec, "cubic", seed=1)
+    t = np.array(rec.times)
+    flows, ues = np.stack(rec.flows), np.stack(rec.ues)
+    cap = ues[:, 0, UE["capacity_mbps"]]
+    before = (t > 1.5) & (t < 2.9)
+    after = t > 4.0
+    np.testing.assert_allclose(flows[before, 0, FLOW["enb_rate_mbps"]], cap[before], rtol=0.05)
+    np.testing.assert_allclose(flows[after, 0, FLOW["enb_rate_mbps"]], cap[after] / 2, rtol=0.1)
