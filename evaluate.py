@@ -20,8 +20,7 @@ register_configs()
 
 def evaluate(cfg: DictConfig) -> list[dict]:
     """Run every controller x seed, write their records and metrics, return the metrics."""
-    from baselines import is_native, make_policy
-    from cellgym.evaluation import run_native, run_policy
+    from cellgym.evaluation import run_controller
     from cellgym.metrics import compute_metrics
     from cellgym.report import comparison_table
     from cellgym.reward import RewardSpec
@@ -35,28 +34,16 @@ def evaluate(cfg: DictConfig) -> list[dict]:
     for controller in cfg.controllers:
         for seed in cfg.seeds:
             log.info("running %s on %s, seed %d", controller, spec.name, seed)
-            if is_native(controller):
-                rec = run_native(spec, controller, seed, cfg.backend, cfg.timeout_s)
-            else:
-                policy = make_policy(
-                    controller,
-                    max_change=cfg.max_change,
-                    step_ms=spec.step_ms,
-                    budget_ms=reward.delay_budget_ms,
-                )
-                rec = run_policy(
-                    spec,
-                    policy,
-                    seed,
-                    controller,
-                    reward,
-                    cfg.backend,
-                    env_kwargs={
-                        "timeout_s": cfg.timeout_s,
-                        "max_change": cfg.max_change,
-                        "action_mode": cfg.action_mode,
-                    },
-                )
+            rec = run_controller(
+                spec,
+                controller,
+                seed,
+                reward,
+                cfg.backend,
+                cfg.timeout_s,
+                cfg.max_change,
+                cfg.action_mode,
+            )
             metrics = compute_metrics(rec, delay_budget_ms=reward.delay_budget_ms)
             run_dir = out / controller / f"seed{seed}"
             run_dir.mkdir(parents=True, exist_ok=True)

@@ -70,8 +70,7 @@ def train(cfg: Any) -> dict[str, Any]:
     from stable_baselines3.common.callbacks import CheckpointCallback
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecNormalize
 
-    from baselines import is_native, make_policy
-    from cellgym.evaluation import run_native, run_policy
+    from cellgym.evaluation import run_controller
     from cellgym.metrics import compute_metrics
     from cellgym.report import comparison_table
     from cellgym.reward import RewardSpec
@@ -129,29 +128,23 @@ def train(cfg: Any) -> dict[str, Any]:
         venv.close()
 
     venv.training = False
-    eval_kwargs = {k: v for k, v in env_kwargs.items() if k != "backend"}
     policy = NormalizedPolicy(model, venv)
     eval_dir = run_dir / "evaluation"
     eval_dir.mkdir(exist_ok=True)
     results = []
     for controller in [cfg.agent.name, *cfg.eval_baselines]:
         for eval_seed in cfg.eval_seeds:
-            if controller == cfg.agent.name:
-                rec = run_policy(
-                    spec, policy, eval_seed, controller, reward, cfg.backend, eval_kwargs
-                )
-            elif is_native(controller):
-                rec = run_native(spec, controller, eval_seed, cfg.backend, cfg.timeout_s)
-            else:
-                baseline = make_policy(
-                    controller,
-                    max_change=cfg.max_change,
-                    step_ms=spec.step_ms,
-                    budget_ms=reward.delay_budget_ms,
-                )
-                rec = run_policy(
-                    spec, baseline, eval_seed, controller, reward, cfg.backend, eval_kwargs
-                )
+            rec = run_controller(
+                spec,
+                controller,
+                eval_seed,
+                reward,
+                cfg.backend,
+                cfg.timeout_s,
+                cfg.max_change,
+                cfg.action_mode,
+                policy=policy if controller == cfg.agent.name else None,
+            )
             results.append(compute_metrics(rec, delay_budget_ms=reward.delay_budget_ms))
     (eval_dir / "summary.json").write_text(json.dumps(results, indent=2))
     table = comparison_table(results)

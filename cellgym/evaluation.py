@@ -102,3 +102,43 @@ def run_policy(
     finally:
         env.close()
     return rec
+
+
+def run_controller(
+    spec: ScenarioSpec,
+    controller: str,
+    seed: int,
+    reward: RewardSpec,
+    backend: str = "ns3",
+    timeout_s: float = 60.0,
+    max_change: float = 2.0,
+    action_mode: str = "cwnd",
+    policy: Predictor | None = None,
+) -> EpisodeRecords:
+    """Run one controller by name: native in the simulator, or a policy through the env.
+
+    Args:
+        spec: The scenario; the controller takes its ``agent`` flow.
+        controller: An ns-3 TCP or ``xrc`` (native), a baseline policy name
+            (``baselines.POLICIES``), or the label of ``policy``.
+        seed: The run's seed.
+        reward: Reward weights and budget (policies only; also the XRC policy's budget).
+        backend: Simulator backend.
+        timeout_s: Longest wait for one simulator step.
+        max_change: The environment's largest per-step change factor (policies only).
+        action_mode: ``cwnd`` or ``rate`` (policies only).
+        policy: A trained policy to run under the label ``controller``.
+    """
+    from baselines import is_native, make_policy
+
+    if policy is None and is_native(controller):
+        return run_native(spec, controller, seed, backend, timeout_s)
+    if policy is None:
+        policy = make_policy(
+            controller,
+            max_change=max_change,
+            step_ms=spec.step_ms,
+            budget_ms=reward.delay_budget_ms,
+        )
+    env_kwargs = {"timeout_s": timeout_s, "max_change": max_change, "action_mode": action_mode}
+    return run_policy(spec, policy, seed, controller, reward, backend, env_kwargs)
