@@ -12,6 +12,8 @@
 #include "ns3/lte-amc.h"
 #include "ns3/lte-enb-net-device.h"
 #include "ns3/lte-enb-phy.h"
+#include "ns3/lte-rlc-sdu-status-tag.h"
+#include "ns3/lte-rlc.h"
 #include "ns3/lte-ue-net-device.h"
 #include "ns3/lte-ue-rrc.h"
 #include "ns3/point-to-point-net-device.h"
@@ -23,6 +25,7 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <set>
 #include <vector>
 
 namespace ns3
@@ -54,6 +57,7 @@ struct UeAgentState
     double stepHolMaxMs{0};     //!< max HoL in the step
     uint32_t stepDrops{0};      //!< RLC tail drops in the step
     uint32_t stepTtis{0};       //!< TTIs in the step
+    Ptr<const Packet> dropped;  //!< packet the RLC TxDrop trace just named (judged on the report)
 };
 
 /// Per-flow state of the agent.
@@ -82,7 +86,8 @@ struct XrcEnbAgent::Impl
     std::map<uint16_t, uint32_t> rntiToUe;       //!< RNTI -> UE index (refreshed on misses)
     std::map<uint32_t, FlowAgentState> flows;    //!< flow id -> state
     std::map<uint32_t, uint32_t> serverToFlow;   //!< server IPv4 -> flow id
-    bool dropsConnected{false};                  //!< RLC TxDrop traces connected
+    std::set<const LteRlc*> dropsConnected;      //!< RLCs whose TxDrop trace is connected
+    Ptr<NetDevice> enbDevice;                    //!< the eNB
 
     /// RBs a TB of `bytes` at `mcs` occupies. Several RB counts can share one TB size (the
     /// table is flat in places): take the largest count with exactly this size, else the
@@ -174,13 +179,22 @@ struct XrcEnbAgent::Impl
     {
         // The eNB PHY does not know IMSIs (the trace carries 0): identify the UE by its RNTI.
         const int u = UeOfRnti(p.m_rnti);
-        if (u < 0 || p.m_ndi == 0)
+        if (u < 0)
+        {
+            return;
+        }
+        auto& s = ues[u];
+        // Both layers of a MIMO transmission occupy the same RBs: count them once. A HARQ
+        // retransmission occupies RBs (they are not free) but carries no new capacity.
+        if (p.m_layer == 0)
+        {
+            s.rbsTti += RbsOf(p.m_mcs, p.m_size);
+        }
+        if (p.m_ndi == 0)
         {
             return; // HARQ retransmissions carry no new capacity (XRC paper, III.A)
         }
-        auto& s = ues[u];
         s.newBytesTti += p.m_size;
-        s.rbsTti += RbsOf(p.m_mcs, p.m_size);
         s.lastMcs = p.m_mcs;
     }
 
@@ -213,6 +227,30 @@ struct XrcEnbAgent::Impl
         s.holMs = holMs;
         s.rlcBytes = txQueue;
         s.stepHolMaxMs = std::max<double>(s.stepHolMaxMs, holMs);
+        // The RLC reports right after every PDCP PDU, dropped or not. Its TxDrop trace also fires
+        // for a PDU older than the PDCP discard timer that it then queues anyway (ns-3.44
+        // LteRlcUm::DoTransmitPdcpPdu); a queued PDU carries an LteRlcSduStatusTag, a PDU
+        // dropped because the buffer was full does not.
+        if (s.dropped)
+        {
+            LteRlcSduStatusTag status;
+            if (!s.dropped->PeekPacketTag(status))
+            {
+                s.stepDrops += 1;
+            }
+            s.dropped = nullptr;
+        }
+    }
+
+    /// The UE's RLC buffer ran empty after a transmit opportunity (no report says so).
+    void OnBufferDrained(uint16_t rnti, uint8_t lcid)
+    {
+        const int u = UeOfRnti(rnti);
+        if (u >= 0)
+        {
+            ues[u].holMs = 0;
+            ues[u].rlcBytes = 0;
+        }
     }
 
     /// Peel PPP / IPv4 / UDP / GTP-U headers; return the inner IPv4 header, if this is GTP-U.
@@ -283,8 +321,19 @@ struct XrcEnbAgent::Impl
         tag.holMs = ues[flows[it->second].ue].holMs;
         tag.stampS = Simulator::Now().GetSeconds();
         // A byte tag covers the inner headers too, so it survives decapsulation at the gateways
-        // and is still readable at the server's IP layer on a pure ACK.
+        // and is still readable at the server's IP layer on a pure ACK. A packet tag survives
+        // the removal of every header, so the server's TCP socket ("Rx" trace) can peek it.
         packet->AddByteTag(tag);
+        XrcFeedbackTag old;
+        if (packet->PeekPacketTag(old))
+        {
+            // Sent twice through the device (not seen in ns-3.44): keep the newest values.
+            const_cast<Packet*>(PeekPointer(packet))->ReplacePacketTag(tag);
+        }
+        else
+        {
+            packet->AddPacketTag(tag);
+        }
     }
 
     double FlowRate(uint32_t flowId) const
@@ -296,41 +345,41 @@ struct XrcEnbAgent::Impl
         return CapacityMbps(f.ue) / n;
     }
 
-    void ConnectDrops(Ptr<NetDevice> enbDevice)
+    /// Connect the TxDrop trace of every data-bearer RLC that exists now (bearers appear when
+    /// UEs attach, so this runs periodically; it is cheap next to a TTI's events).
+    void ConnectDrops()
     {
-        if (dropsConnected)
-        {
-            return;
-        }
         const std::string path = "/NodeList/" + std::to_string(enbDevice->GetNode()->GetId())
                                  + "/DeviceList/" + std::to_string(enbDevice->GetIfIndex())
                                  + "/LteEnbRrc/UeMap/*/DataRadioBearerMap/*/LteRlc";
-        // Bearers exist only once the UEs have attached: retry until every UE has one.
-        if (Config::LookupMatches(path).GetN() >= ues.size())
+        const Config::MatchContainer matches = Config::LookupMatches(path);
+        for (uint32_t i = 0; i < matches.GetN(); ++i)
         {
-            Config::ConnectFailSafe(path + "/TxDrop", MakeCallback(&Impl::OnRlcDrop, this));
-            dropsConnected = true;
+            Ptr<LteRlc> rlc = DynamicCast<LteRlc>(matches.Get(i));
+            if (!rlc || dropsConnected.count(PeekPointer(rlc)) > 0)
+            {
+                continue;
+            }
+            // The UE map is keyed by RNTI: ".../UeMap/<rnti>/DataRadioBearerMap/...".
+            const std::string& matched = matches.GetMatchedPath(i);
+            const auto at = matched.find("/UeMap/");
+            const auto rnti = static_cast<uint16_t>(std::stoul(matched.substr(at + 7)));
+            rlc->TraceConnectWithoutContext("TxDrop",
+                                            MakeCallback(&Impl::OnRlcDrop, this).Bind(rnti));
+            dropsConnected.insert(PeekPointer(rlc));
         }
-        else
-        {
-            Simulator::Schedule(MilliSeconds(100), &Impl::ConnectDrops, this, enbDevice);
-        }
+        Simulator::Schedule(MilliSeconds(dropsConnected.size() < ues.size() ? 50 : 500),
+                            &Impl::ConnectDrops,
+                            this);
     }
 
-    void OnRlcDrop(std::string context, Ptr<const Packet> p)
+    /// The RLC's TxDrop trace fired: judged on the buffer report that follows synchronously.
+    void OnRlcDrop(uint16_t rnti, Ptr<const Packet> p)
     {
-        // The UE map is keyed by RNTI: ".../UeMap/<rnti>/DataRadioBearerMap/...".
-        const auto at = context.find("/UeMap/");
-        if (at == std::string::npos)
+        const int u = UeOfRnti(rnti);
+        if (u >= 0)
         {
-            return;
-        }
-        const int u = UeOfRnti(static_cast<uint16_t>(std::stoul(context.substr(at + 7))));
-        // The trace also fires when the PDCP discard timer drops a packet that is still queued;
-        // count only drops of a full buffer (ns3-notes.md).
-        if (u >= 0 && ues[u].rlcBytes + p->GetSize() > maxRlcBytes)
-        {
-            ues[u].stepDrops += 1;
+            ues[u].dropped = p;
         }
     }
 };
@@ -372,6 +421,12 @@ void
 XrcEnbAgent::SetWindowTtis(uint32_t ttis)
 {
     m_impl->windowTtis = ttis;
+    for (auto& s : m_impl->ues)
+    {
+        s.ring.assign(ttis, 0.0);
+        s.ringPos = 0;
+        s.ringSum = 0;
+    }
 }
 
 void
@@ -427,10 +482,12 @@ XrcEnbAgent::Install(Ptr<NetDevice> enbDevice, Ptr<NetDevice> s1uDevice, uint16_
         {
             impl->OnBufferStatus(rnti, lcid, q, hol);
         });
+    ccm->SetDrainCallback([impl](uint16_t rnti, uint8_t lcid) { impl->OnBufferDrained(rnti, lcid); });
+    d.enbDevice = enbDevice;
     s1uDevice->TraceConnectWithoutContext("MacTx", MakeCallback(&Impl::OnS1uTx, impl));
     s1uDevice->TraceConnectWithoutContext("MacRx", MakeCallback(&Impl::OnS1uRx, impl));
     Simulator::Schedule(MicroSeconds(500), &Impl::EndTti, impl);
-    Simulator::Schedule(MilliSeconds(100), &Impl::ConnectDrops, impl, enbDevice);
+    Simulator::Schedule(MilliSeconds(50), &Impl::ConnectDrops, impl);
 }
 
 uint32_t
