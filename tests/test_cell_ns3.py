@@ -50,14 +50,20 @@ def test_explicit_rate_matches_delivered_rate_of_a_lone_saturating_flow(lone_cub
 
 
 def test_two_flows_on_one_ue_each_get_about_half():
+    # CUBIC against CUBIC over 10 s is at the mercy of an early RTO in one flow (seed 2 gives
+    # 0.68 / 0.32), so the share is averaged over three replications.
     spec = ScenarioSpec(
         name="two_cubic", sim_time_s=10.0, flows=[FlowSpec(cca="cubic"), FlowSpec(cca="cubic")]
     )
-    rec = run_native(spec, "cubic", seed=2)
-    m = compute_metrics(rec)
-    a, b = (f["throughput_mbps"] for f in m["flows"])
-    assert a / (a + b) == pytest.approx(0.5, abs=0.15)
-    assert m["utilization"] > 0.85
+    shares = []
+    for seed in (1, 2, 3):
+        rec = run_native(spec, "cubic", seed=seed)
+        m = compute_metrics(rec, from_s=2.0)
+        a, b = (f["throughput_mbps"] for f in m["flows"])
+        shares.append(a / (a + b))
+        assert m["utilization"] > 0.9
+        assert m["jain_fairness"] > 0.85
+    assert np.mean(shares) == pytest.approx(0.5, abs=0.1)
     # The agent's fair share is half the UE's capacity for each flow.
     t = np.array(rec.times)
     flows, ues = np.stack(rec.flows), np.stack(rec.ues)

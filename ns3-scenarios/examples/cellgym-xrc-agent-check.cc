@@ -229,7 +229,7 @@ main(int argc, char* argv[])
     uint32_t printMs = 100;
     uint32_t windowTtis = 40;
     double activeTimeoutMs = 200;
-    double steadyFromS = 2;
+    double steadyFromS = 3;
     double secondFlowStartS = 0.5;
     std::string csvPath;
 

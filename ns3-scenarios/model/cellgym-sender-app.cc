@@ -134,6 +134,9 @@ CellGymSenderApp::StartApplication()
         Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(false));
     }
     Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(m_socket);
+    UintegerValue sndBuf;
+    tcp->GetAttribute("SndBufSize", sndBuf);
+    m_sndBufBytes = sndBuf.Get();
     tcp->SetCongestionControlAlgorithm(m_cca);
     if (m_config.ssthreshSegments > 0)
     {
@@ -196,9 +199,18 @@ CellGymSenderApp::Send(Ptr<Socket> socket, uint32_t /* available */)
     {
         return;
     }
+    // Keep at most about two windows (plus a chunk) in the socket, as a real application writing
+    // into an auto-tuned buffer would: a flow that stops then leaves within about an RTT instead
+    // of draining megabytes of queued data.
+    const uint64_t limit = 2 * static_cast<uint64_t>(m_cwnd) + kChunkBytes;
     while (m_unlimited || m_budgetBytes > 0)
     {
-        uint64_t want = std::min<uint64_t>(socket->GetTxAvailable(), kChunkBytes);
+        const uint64_t queued = m_sndBufBytes - socket->GetTxAvailable();
+        if (queued >= limit)
+        {
+            break;
+        }
+        uint64_t want = std::min<uint64_t>({socket->GetTxAvailable(), kChunkBytes, limit - queued});
         if (!m_unlimited)
         {
             want = std::min<uint64_t>(want, m_budgetBytes);

@@ -115,6 +115,7 @@ class CellGymSenderApp : public Application
     Ptr<Socket> m_socket;        //!< the TCP socket
     Ptr<TcpCongestionOps> m_cca; //!< its congestion control
     uint64_t m_budgetBytes{0};   //!< bytes the application may still hand over
+    uint64_t m_sndBufBytes{0};   //!< the socket's send buffer size
     bool m_unlimited{false};     //!< bulk: no budget
     bool m_connected{false};     //!< connection established
     bool m_running{false};       //!< between start and stop
