@@ -22,6 +22,7 @@
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/lte-module.h"
+#include "ns3/lte-rlc-sdu-status-tag.h"
 #include "ns3/mobility-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
@@ -77,6 +78,7 @@ struct Check
     uint32_t ssIntervals{0};      //!< steady-state intervals
     uint32_t drops{0};            //!< agent's tail drops (run)
     uint32_t rawTxDrops{0};       //!< RLC TxDrop trace firings (run)
+    uint32_t checkedTailDrops{0}; //!< of those, packets the RLC did not queue after all (run)
     std::ofstream csv;            //!< optional per-interval record
 };
 
@@ -132,10 +134,23 @@ ConnectServerSocket(FlowProbe* f)
     socket->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnServerTcpRx, f));
 }
 
+/// Cross-check of the agent's drop count, by another route: once the RLC call that fired TxDrop
+/// has returned, a packet it queued anyway (PDCP discard timer) carries an LteRlcSduStatusTag.
 void
-OnRlcTxDrop(Check* c, Ptr<const Packet>)
+JudgeTxDrop(Check* c, Ptr<const Packet> packet)
+{
+    LteRlcSduStatusTag status;
+    if (!packet->PeekPacketTag(status))
+    {
+        c->checkedTailDrops += 1;
+    }
+}
+
+void
+OnRlcTxDrop(Check* c, Ptr<const Packet> packet)
 {
     c->rawTxDrops += 1;
+    Simulator::ScheduleNow(&JudgeTxDrop, c, packet);
 }
 
 void
@@ -231,7 +246,10 @@ main(int argc, char* argv[])
     double activeTimeoutMs = 200;
     double steadyFromS = 3;
     double secondFlowStartS = 0.5;
+    double secondFlowStopS = 0;
     std::string csvPath;
+    bool keyByPort = false;
+    uint32_t sndBufKb = 4096;
 
     CommandLine cmd(__FILE__);
     cmd.AddValue("distance", "UE distance from the eNB, m", distance);
@@ -245,7 +263,12 @@ main(int argc, char* argv[])
     cmd.AddValue("activeTimeoutMs", "agent flow activity timeout, ms", activeTimeoutMs);
     cmd.AddValue("steadyFromS", "the summary averages intervals after this time, s", steadyFromS);
     cmd.AddValue("secondFlowStartS", "start of flows after the first, s", secondFlowStartS);
+    cmd.AddValue("secondFlowStopS", "stop of flows after the first, s (0: never)", secondFlowStopS);
+    cmd.AddValue("sndBufKb", "TCP send buffer, KiB (a stopped flow drains it first)", sndBufKb);
     cmd.AddValue("csv", "optional per-interval CSV file", csvPath);
+    cmd.AddValue("keyByPort",
+                 "declare flows to the agent by UE address and port, not by server address",
+                 keyByPort);
     cmd.Parse(argc, argv);
 
     Config::SetDefault("ns3::LteEnbRrc::EpsBearerToRlcMapping",
@@ -255,7 +278,7 @@ main(int argc, char* argv[])
     Config::SetDefault("ns3::LteEnbPhy::TxPower", DoubleValue(30.0));
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpCubic::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
-    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4 * 1024 * 1024));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(sndBufKb * 1024));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4 * 1024 * 1024));
 
     Ptr<LteHelper> lte = CreateObject<LteHelper>();
@@ -341,6 +364,10 @@ main(int argc, char* argv[])
         ApplicationContainer sender = bulk.Install(servers.Get(f));
         const double start = f == 0 ? 0.2 : secondFlowStartS;
         sender.Start(Seconds(start));
+        if (f > 0 && secondFlowStopS > 0)
+        {
+            sender.Stop(Seconds(secondFlowStopS));
+        }
 
         FlowProbe& probe = check.flows[f];
         probe.sink = DynamicCast<PacketSink>(sink.Get(0));
@@ -349,7 +376,14 @@ main(int argc, char* argv[])
             "Rx",
             MakeBoundCallback(&OnServerIpRx, &probe));
         Simulator::Schedule(Seconds(start) + MicroSeconds(1), &ConnectServerSocket, &probe);
-        check.agent->AddFlow(f, 0, ifaces.GetAddress(0));
+        if (keyByPort)
+        {
+            check.agent->AddFlow(f, 0, ueIfaces.GetAddress(0), port);
+        }
+        else
+        {
+            check.agent->AddFlow(f, 0, ifaces.GetAddress(0));
+        }
     }
 
     if (!csvPath.empty())
@@ -379,13 +413,14 @@ main(int argc, char* argv[])
     // -- summary ----------------------------------------------------------------------------------
     const double n = std::max(1u, check.ssIntervals);
     std::printf("# steady state (t > %.1f s, %u intervals): capacity %.2f Mbit/s, HoL mean %.1f "
-                "ms, HoL max %.0f ms, tail drops %u (RLC TxDrop trace: %u)\n",
+                "ms, HoL max %.0f ms, tail drops %u (cross-check %u; RLC TxDrop trace: %u)\n",
                 steadyFromS,
                 check.ssIntervals,
                 check.ssCapacity / n,
                 check.ssHolSum / n,
                 check.ssHolMax,
                 check.drops,
+                check.checkedTailDrops,
                 check.rawTxDrops);
     double sumRate = 0;
     double sumDelivered = 0;

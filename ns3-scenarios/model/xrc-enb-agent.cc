@@ -28,6 +28,29 @@
 #include <set>
 #include <vector>
 
+/*
+ * Choices where the XRC paper (section III.A) is silent:
+ * - Capacity is counted at the MAC: transport-block bytes, so it includes the MAC, RLC and PDCP
+ *   headers and the flow's IP/TCP headers. A 1448-B-MSS TCP flow delivers about 4% less goodput
+ *   than the capacity (35.16 vs 33.8 Mbit/s at MCS 28, 50 RBs).
+ * - Free RBs per TTI = RBs the scheduler can allocate (whole RB groups: 48 of 50) minus the RBs of
+ *   every TB sent (HARQ retransmissions included; one MIMO layer counted). The RBs of a TB are
+ *   found by inverting the TB-size table (LteAmc::GetDlTbSizeFromMcs) at its MCS. Free RBs are
+ *   shared equally among the UEs with an active flow; a UE without one is offered the share it
+ *   would get by joining. They are valued at the UE's latest new-TB MCS; before its first TB a UE
+ *   has no MCS and its free-RB share counts 0.
+ * - The capacity window closes every TTI at x.5 ms (TBs are traced at whole ms); C is the sum of
+ *   the last WindowTtis TTIs over the window length (zeros before the window first fills).
+ * - A flow is active once a downlink packet of it has passed the eNB's S1-U device (MacRx) less
+ *   than ActiveTimeout ago. C_i = C / n, n = active flows of the UE, counting the flow itself if
+ *   it is not active (the rate it would get by starting).
+ * - HoL is the RLC's latest buffer-status report (integer ms; on every PDCP PDU and every 10 ms
+ *   while queued); set to 0 when the buffer runs empty (seen on the tx opportunities the
+ *   component carrier manager relays), as the RLC sends no report then.
+ * - The feedback is written on every uplink packet of a registered flow as it enters the S1-U
+ *   device (MacTx), as a byte tag and as a packet tag.
+ */
+
 namespace ns3
 {
 
@@ -86,6 +109,7 @@ struct XrcEnbAgent::Impl
     std::map<uint16_t, uint32_t> rntiToUe;       //!< RNTI -> UE index (refreshed on misses)
     std::map<uint32_t, FlowAgentState> flows;    //!< flow id -> state
     std::map<uint32_t, uint32_t> serverToFlow;   //!< server IPv4 -> flow id
+    std::map<std::pair<uint32_t, uint16_t>, uint32_t> ueEndToFlow; //!< (UE IPv4, port) -> flow
     std::set<const LteRlc*> dropsConnected;      //!< RLCs whose TxDrop trace is connected
     Ptr<NetDevice> enbDevice;                    //!< the eNB
 
@@ -253,9 +277,14 @@ struct XrcEnbAgent::Impl
         }
     }
 
-    /// Peel PPP / IPv4 / UDP / GTP-U headers; return the inner IPv4 header, if this is GTP-U.
-    static bool InnerHeader(Ptr<const Packet> packet, Ipv4Header& inner)
+    /// Peel PPP / IPv4 / UDP / GTP-U headers; return the inner IPv4 header, if this is GTP-U,
+    /// and the inner TCP/UDP ports (0 when absent).
+    static bool InnerHeader(Ptr<const Packet> packet,
+                            Ipv4Header& inner,
+                            uint16_t& srcPort,
+                            uint16_t& dstPort)
     {
+        srcPort = dstPort = 0;
         Ptr<Packet> p = packet->Copy();
         uint8_t first[2];
         if (p->CopyData(first, 2) < 2)
@@ -286,39 +315,66 @@ struct XrcEnbAgent::Impl
         }
         p->RemoveHeader(gtpu);
         p->RemoveHeader(inner);
+        uint8_t ports[4];
+        if ((inner.GetProtocol() == 6 || inner.GetProtocol() == 17) && inner.GetFragmentOffset() == 0
+            && p->CopyData(ports, 4) == 4)
+        {
+            srcPort = static_cast<uint16_t>(ports[0] << 8 | ports[1]);
+            dstPort = static_cast<uint16_t>(ports[2] << 8 | ports[3]);
+        }
         return true;
+    }
+
+    /// @return the flow of a packet by its UE end (address, port), else by its server address;
+    ///         -1 if it belongs to no registered flow
+    int64_t FindFlow(Ipv4Address ue, uint16_t uePort, Ipv4Address server) const
+    {
+        if (!ueEndToFlow.empty())
+        {
+            auto it = ueEndToFlow.find({ue.Get(), uePort});
+            if (it != ueEndToFlow.end())
+            {
+                return it->second;
+            }
+        }
+        auto it = serverToFlow.find(server.Get());
+        return it == serverToFlow.end() ? -1 : static_cast<int64_t>(it->second);
     }
 
     void OnS1uRx(Ptr<const Packet> packet)
     {
         Ipv4Header inner;
-        if (!InnerHeader(packet, inner))
+        uint16_t srcPort;
+        uint16_t dstPort;
+        if (!InnerHeader(packet, inner, srcPort, dstPort))
         {
             return;
         }
-        auto it = serverToFlow.find(inner.GetSource().Get());
-        if (it != serverToFlow.end())
+        const int64_t flow = FindFlow(inner.GetDestination(), dstPort, inner.GetSource());
+        if (flow >= 0)
         {
-            flows[it->second].lastArrival = Simulator::Now();
-            flows[it->second].seen = true;
+            flows[flow].lastArrival = Simulator::Now();
+            flows[flow].seen = true;
         }
     }
 
     void OnS1uTx(Ptr<const Packet> packet)
     {
         Ipv4Header inner;
-        if (!InnerHeader(packet, inner))
+        uint16_t srcPort;
+        uint16_t dstPort;
+        if (!InnerHeader(packet, inner, srcPort, dstPort))
         {
             return;
         }
-        auto it = serverToFlow.find(inner.GetDestination().Get());
-        if (it == serverToFlow.end())
+        const int64_t flow = FindFlow(inner.GetSource(), srcPort, inner.GetDestination());
+        if (flow < 0)
         {
             return;
         }
         XrcFeedbackTag tag;
-        tag.rateMbps = FlowRate(it->second);
-        tag.holMs = ues[flows[it->second].ue].holMs;
+        tag.rateMbps = FlowRate(static_cast<uint32_t>(flow));
+        tag.holMs = ues[flows[flow].ue].holMs;
         tag.stampS = Simulator::Now().GetSeconds();
         // A byte tag covers the inner headers too, so it survives decapsulation at the gateways
         // and is still readable at the server's IP layer on a pure ACK. A packet tag survives
@@ -511,6 +567,16 @@ XrcEnbAgent::AddFlow(uint32_t flowId, uint32_t ueIndex, Ipv4Address serverAddres
     flow.ue = ueIndex;
     m_impl->flows[flowId] = flow;
     m_impl->serverToFlow[serverAddress.Get()] = flowId;
+}
+
+void
+XrcEnbAgent::AddFlow(uint32_t flowId, uint32_t ueIndex, Ipv4Address ueAddress, uint16_t uePort)
+{
+    NS_ABORT_MSG_IF(ueIndex >= m_impl->ues.size(), "AddFlow: unknown UE " << ueIndex);
+    FlowAgentState flow;
+    flow.ue = ueIndex;
+    m_impl->flows[flowId] = flow;
+    m_impl->ueEndToFlow[{ueAddress.Get(), uePort}] = flowId;
 }
 
 double

@@ -72,6 +72,18 @@ class XrcEnbAgent : public Object
     void AddFlow(uint32_t flowId, uint32_t ueIndex, Ipv4Address serverAddress);
 
     /**
+     * @brief Declare a flow by its UE end (call before it starts), for flows that share a server.
+     *
+     * Downlink packets match on inner destination address and port, uplink ACKs on inner source
+     * address and port (TCP or UDP). A match by UE end takes precedence over one by server.
+     * @param flowId the flow's index in the scenario
+     * @param ueIndex the UE's index (from AddUe)
+     * @param ueAddress the UE's IPv4 address
+     * @param uePort the flow's port at the UE
+     */
+    void AddFlow(uint32_t flowId, uint32_t ueIndex, Ipv4Address ueAddress, uint16_t uePort);
+
+    /**
      * @return the flow's fair-share rate C_i = C / n in Mbit/s, n counting the UE's active flows
      *         and the flow itself
      */
@@ -87,7 +99,8 @@ class XrcEnbAgent : public Object
     void SetWindowTtis(uint32_t ttis);
     /// @brief Set the inter-arrival time after which a flow counts as inactive, in ms.
     void SetActiveTimeoutMs(double ms);
-    /// @brief Set the RLC buffer size, in bytes (to tell tail drops from discard-timer drops).
+    /// @brief Set the RLC buffer size, in bytes. Kept for callers; the agent no longer needs it:
+    /// it tells tail drops from discard-timer drops by whether the RLC queued the PDU.
     void SetMaxRlcBytes(uint32_t bytes);
 
   private:
