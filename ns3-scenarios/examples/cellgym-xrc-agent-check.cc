@@ -46,23 +46,23 @@ constexpr uint16_t kBasePort = 10000; //!< UE port of flow 0
 /// What the check records about one flow.
 struct FlowProbe
 {
-    Ptr<PacketSink> sink;        //!< the flow's sink at the UE
+    Ptr<PacketSink> sink;         //!< the flow's sink at the UE
     Ptr<BulkSendApplication> app; //!< the flow's sender
-    uint64_t lastRxBytes{0};     //!< sink total at the previous print
-    double rateSumMbps{0};       //!< sum of the agent's C_i sampled every ms in the interval
-    uint32_t rateSamples{0};     //!< samples in that sum
-    uint32_t acks{0};            //!< TCP segments received by the server (interval)
-    uint32_t acksByteTag{0};     //!< of those, carrying the byte tag at the server's IP layer
-    uint32_t acksPacketTag{0};   //!< of those, carrying the packet tag at the TCP socket
-    uint32_t totalAcks{0};       //!< TCP segments received by the server (run)
-    uint32_t totalByteTag{0};    //!< with the byte tag (run)
-    uint32_t totalPacketTag{0};  //!< with the packet tag (run)
-    XrcFeedbackTag lastTag;      //!< latest packet tag seen at the TCP socket
-    double tagAgeSumMs{0};       //!< sum of (arrival - stamp) of the packet tags (run)
+    uint64_t lastRxBytes{0};      //!< sink total at the previous print
+    double rateSumMbps{0};        //!< sum of the agent's C_i sampled every ms in the interval
+    uint32_t rateSamples{0};      //!< samples in that sum
+    uint32_t acks{0};             //!< TCP segments received by the server (interval)
+    uint32_t acksByteTag{0};      //!< of those, carrying the byte tag at the server's IP layer
+    uint32_t acksPacketTag{0};    //!< of those, carrying the packet tag at the TCP socket
+    uint32_t totalAcks{0};        //!< TCP segments received by the server (run)
+    uint32_t totalByteTag{0};     //!< with the byte tag (run)
+    uint32_t totalPacketTag{0};   //!< with the packet tag (run)
+    XrcFeedbackTag lastTag;       //!< latest packet tag seen at the TCP socket
+    double tagAgeSumMs{0};        //!< sum of (arrival - stamp) of the packet tags (run)
     // steady-state sums
-    double ssRate{0};            //!< sum of interval-mean C_i
-    double ssDelivered{0};       //!< sum of interval delivered rates
-    uint32_t ssIntervals{0};     //!< intervals summed
+    double ssRate{0};        //!< sum of interval-mean C_i
+    double ssDelivered{0};   //!< sum of interval delivered rates
+    uint32_t ssIntervals{0}; //!< intervals summed
 };
 
 /// Everything the periodic callbacks need.
@@ -113,7 +113,9 @@ OnServerIpRx(FlowProbe* f, Ptr<const Packet> packet, Ptr<Ipv4> ipv4, uint32_t if
 }
 
 void
-OnServerTcpRx(FlowProbe* f, Ptr<const Packet> packet, const TcpHeader& header,
+OnServerTcpRx(FlowProbe* f,
+              Ptr<const Packet> packet,
+              const TcpHeader& header,
               Ptr<const TcpSocketBase> socket)
 {
     XrcFeedbackTag tag;
@@ -344,8 +346,7 @@ main(int argc, char* argv[])
         PointToPointHelper link;
         link.SetDeviceAttribute("DataRate", DataRateValue(DataRate("100Gbps")));
         link.SetChannelAttribute(
-            "Delay",
-            TimeValue(MicroSeconds(static_cast<int64_t>(serverDelayMs * 1000))));
+            "Delay", TimeValue(MicroSeconds(static_cast<int64_t>(serverDelayMs * 1000))));
         NetDeviceContainer devs = link.Install(servers.Get(f), pgw);
         std::string base = "1.0." + std::to_string(f) + ".0";
         addr.SetBase(base.c_str(), "255.255.255.0");
@@ -373,8 +374,7 @@ main(int argc, char* argv[])
         probe.sink = DynamicCast<PacketSink>(sink.Get(0));
         probe.app = DynamicCast<BulkSendApplication>(sender.Get(0));
         servers.Get(f)->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext(
-            "Rx",
-            MakeBoundCallback(&OnServerIpRx, &probe));
+            "Rx", MakeBoundCallback(&OnServerIpRx, &probe));
         Simulator::Schedule(Seconds(start) + MicroSeconds(1), &ConnectServerSocket, &probe);
         if (keyByPort)
         {
@@ -430,18 +430,19 @@ main(int argc, char* argv[])
         const double m = std::max(1u, p.ssIntervals);
         sumRate += p.ssRate / m;
         sumDelivered += p.ssDelivered / m;
-        std::printf("# flow %u: C_i %.2f Mbit/s (C/C_i %.2f), delivered %.2f Mbit/s "
-                    "(C_i/delivered %.3f); server ACKs %u, byte tag %u, packet tag %u, mean tag age "
-                    "%.1f ms\n",
-                    f,
-                    p.ssRate / m,
-                    check.ssCapacity / n / std::max(1e-9, p.ssRate / m),
-                    p.ssDelivered / m,
-                    p.ssRate / m / std::max(1e-9, p.ssDelivered / m),
-                    p.totalAcks,
-                    p.totalByteTag,
-                    p.totalPacketTag,
-                    p.totalPacketTag > 0 ? p.tagAgeSumMs / p.totalPacketTag : 0.0);
+        std::printf(
+            "# flow %u: C_i %.2f Mbit/s (C/C_i %.2f), delivered %.2f Mbit/s "
+            "(C_i/delivered %.3f); server ACKs %u, byte tag %u, packet tag %u, mean tag age "
+            "%.1f ms\n",
+            f,
+            p.ssRate / m,
+            check.ssCapacity / n / std::max(1e-9, p.ssRate / m),
+            p.ssDelivered / m,
+            p.ssRate / m / std::max(1e-9, p.ssDelivered / m),
+            p.totalAcks,
+            p.totalByteTag,
+            p.totalPacketTag,
+            p.totalPacketTag > 0 ? p.tagAgeSumMs / p.totalPacketTag : 0.0);
     }
     std::printf("# all flows: sum C_i %.2f, delivered %.2f Mbit/s\n", sumRate, sumDelivered);
     Simulator::Destroy();

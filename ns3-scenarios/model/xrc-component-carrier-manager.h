@@ -48,12 +48,12 @@ class XrcComponentCarrierManager : public NoOpComponentCarrierManager
     void DoTransmitPdu(LteMacSapProvider::TransmitPduParameters params) override;
 
   private:
-    ReportCallback m_report;  //!< receiver of the reports
-    DrainCallback m_drain;    //!< receiver of buffer-empty events
-    bool m_inTxOp{false};     //!< a transmit opportunity is being relayed to the RLC
-    uint16_t m_txOpRnti{0};   //!< RNTI of that opportunity
-    uint8_t m_txOpLcid{0};    //!< LCID of that opportunity
-    uint32_t m_txOpSent{0};   //!< PDU bytes the RLC sent in answer to it
+    ReportCallback m_report; //!< receiver of the reports
+    DrainCallback m_drain;   //!< receiver of buffer-empty events
+    bool m_inTxOp{false};    //!< a transmit opportunity is being relayed to the RLC
+    uint16_t m_txOpRnti{0};  //!< RNTI of that opportunity
+    uint8_t m_txOpLcid{0};   //!< LCID of that opportunity
+    uint32_t m_txOpSent{0};  //!< PDU bytes the RLC sent in answer to it
 };
 
 } // namespace ns3

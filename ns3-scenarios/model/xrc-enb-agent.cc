@@ -110,8 +110,8 @@ struct XrcEnbAgent::Impl
     std::map<uint32_t, FlowAgentState> flows;    //!< flow id -> state
     std::map<uint32_t, uint32_t> serverToFlow;   //!< server IPv4 -> flow id
     std::map<std::pair<uint32_t, uint16_t>, uint32_t> ueEndToFlow; //!< (UE IPv4, port) -> flow
-    std::set<const LteRlc*> dropsConnected;      //!< RLCs whose TxDrop trace is connected
-    Ptr<NetDevice> enbDevice;                    //!< the eNB
+    std::set<const LteRlc*> dropsConnected; //!< RLCs whose TxDrop trace is connected
+    Ptr<NetDevice> enbDevice;               //!< the eNB
 
     /// RBs a TB of `bytes` at `mcs` occupies. Several RB counts can share one TB size (the
     /// table is flat in places): take the largest count with exactly this size, else the
@@ -279,10 +279,8 @@ struct XrcEnbAgent::Impl
 
     /// Peel PPP / IPv4 / UDP / GTP-U headers; return the inner IPv4 header, if this is GTP-U,
     /// and the inner TCP/UDP ports (0 when absent).
-    static bool InnerHeader(Ptr<const Packet> packet,
-                            Ipv4Header& inner,
-                            uint16_t& srcPort,
-                            uint16_t& dstPort)
+    static bool
+    InnerHeader(Ptr<const Packet> packet, Ipv4Header& inner, uint16_t& srcPort, uint16_t& dstPort)
     {
         srcPort = dstPort = 0;
         Ptr<Packet> p = packet->Copy();
@@ -316,8 +314,8 @@ struct XrcEnbAgent::Impl
         p->RemoveHeader(gtpu);
         p->RemoveHeader(inner);
         uint8_t ports[4];
-        if ((inner.GetProtocol() == 6 || inner.GetProtocol() == 17) && inner.GetFragmentOffset() == 0
-            && p->CopyData(ports, 4) == 4)
+        if ((inner.GetProtocol() == 6 || inner.GetProtocol() == 17)
+            && inner.GetFragmentOffset() == 0 && p->CopyData(ports, 4) == 4)
         {
             srcPort = static_cast<uint16_t>(ports[0] << 8 | ports[1]);
             dstPort = static_cast<uint16_t>(ports[2] << 8 | ports[3]);
@@ -424,9 +422,8 @@ struct XrcEnbAgent::Impl
                                             MakeCallback(&Impl::OnRlcDrop, this).Bind(rnti));
             dropsConnected.insert(PeekPointer(rlc));
         }
-        Simulator::Schedule(MilliSeconds(dropsConnected.size() < ues.size() ? 50 : 500),
-                            &Impl::ConnectDrops,
-                            this);
+        Simulator::Schedule(
+            MilliSeconds(dropsConnected.size() < ues.size() ? 50 : 500), &Impl::ConnectDrops, this);
     }
 
     /// The RLC's TxDrop trace fired: judged on the buffer report that follows synchronously.
@@ -538,7 +535,11 @@ XrcEnbAgent::Install(Ptr<NetDevice> enbDevice, Ptr<NetDevice> s1uDevice, uint16_
         {
             impl->OnBufferStatus(rnti, lcid, q, hol);
         });
-    ccm->SetDrainCallback([impl](uint16_t rnti, uint8_t lcid) { impl->OnBufferDrained(rnti, lcid); });
+    ccm->SetDrainCallback(
+        [impl](uint16_t rnti, uint8_t lcid)
+        {
+            impl->OnBufferDrained(rnti, lcid);
+        });
     d.enbDevice = enbDevice;
     s1uDevice->TraceConnectWithoutContext("MacTx", MakeCallback(&Impl::OnS1uTx, impl));
     s1uDevice->TraceConnectWithoutContext("MacRx", MakeCallback(&Impl::OnS1uRx, impl));

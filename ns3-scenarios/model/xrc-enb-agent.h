@@ -33,8 +33,8 @@ struct XrcUeStepStats
  * fair share C_i = C / active flows of the UE, a flow being active while its downlink packets
  * arrive less than `ActiveTimeout` apart. The RLC head-of-line delay comes from a
  * component-carrier-manager subclass (`DoReportBufferStatus`). Both values are written into an
- * `XrcFeedbackTag` on the flow's uplink ACKs as they leave the eNB, so the sender sees them with
- * the real uplink delay.
+ * `XrcFeedbackTag` (byte tag and packet tag) on the flow's uplink ACKs as they leave the eNB, so
+ * the sender sees them with the real uplink delay.
  */
 class XrcEnbAgent : public Object
 {

@@ -10,6 +10,10 @@ namespace ns3
 /**
  * @brief Explicit feedback the XRC agent piggybacks on uplink ACKs: the flow's fair-share rate and
  * the UE's RLC head-of-line delay, plus the eNB time at which they were written.
+ *
+ * The agent adds it twice to each uplink packet of a registered flow: as a byte tag (readable
+ * with FindFirstMatchingByteTag at the server's IPv4 layer, while the TCP header is still there)
+ * and as a packet tag (readable with PeekPacketTag anywhere up to the TCP socket's "Rx" trace).
  */
 class XrcFeedbackTag : public Tag
 {
