@@ -47,7 +47,7 @@ class Session(Protocol):
         ...
 
 
-BACKENDS: tuple[str, ...] = ("ns3",)
+BACKENDS: tuple[str, ...] = ("ns3", "fast")
 
 
 def open_session(
@@ -58,4 +58,8 @@ def open_session(
         from envs.ns3_session import Ns3Session
 
         return Ns3Session(spec, seed, timeout_s=timeout_s)
+    if backend == "fast":
+        from envs.fastsim.session import FastSession
+
+        return FastSession(spec, seed)
     raise ValueError(f"backend={backend!r} is not available: choose one of {', '.join(BACKENDS)}")

@@ -1,0 +1,64 @@
+"""The fast backend's ``Session``: one cell, the same ``RawStep`` records as ns-3."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from cellgym.scenario import ScenarioSpec
+from envs.fastsim.params import FastSimParams
+from envs.fastsim.sim import FastCellBatch
+from envs.session import RawStep
+
+
+class FastSession:
+    """One episode of one cell on the fast simulator (``open_session(..., backend="fast")``).
+
+    Args:
+        spec: The scenario.
+        seed: The run's seed (the ns-3 ``RngRun`` the environment drew): seeds the cell's RNG.
+        params: Model knobs; built from ``spec`` with defaults when ``None``.
+    """
+
+    def __init__(self, spec: ScenarioSpec, seed: int, params: FastSimParams | None = None) -> None:
+        self.params = params if params is not None else FastSimParams.from_spec(spec)
+        self.seed = int(seed)
+        self._num_agents = len(self.params.spec.agent_flows)
+        self._cell: FastCellBatch | None = None
+        self._done = False
+
+    def _raw(self) -> RawStep:
+        assert self._cell is not None
+        t = float(self._cell.t_ms[0]) / 1000.0
+        self._done = bool(self._cell.done[0])
+        return RawStep(
+            t=t,
+            flows=self._cell.flows[0].copy(),
+            ues=self._cell.ues[0].copy(),
+            done=self._done,
+        )
+
+    def start(self) -> RawStep:
+        """Reset the cell to t = 0 and return the initial observation."""
+        self._cell = FastCellBatch(self.params, 1, parallel=False)
+        self._cell.reset(np.array([self.seed]))
+        self._done = False
+        return self._raw()
+
+    def step(self, actions: np.ndarray) -> RawStep:
+        """Apply ``[A, 2]`` actions (cwnd bytes, pacing Mbit/s per agent flow); advance a step."""
+        if self._cell is None:
+            raise RuntimeError("call start() before step()")
+        if self._done:
+            raise RuntimeError("the episode has ended: start a new session")
+        acts = np.asarray(actions, dtype=np.float64)
+        if acts.size != 2 * self._num_agents:
+            raise ValueError(
+                f"actions has shape {acts.shape}: expected ({self._num_agents}, 2) "
+                "(cwnd_bytes, pacing_rate_mbps per agent flow)"
+            )
+        self._cell.step(acts.reshape(1, self._num_agents, 2) if self._num_agents else None)
+        return self._raw()
+
+    def close(self) -> None:
+        """Release the cell; idempotent."""
+        self._cell = None

@@ -1,0 +1,86 @@
+"""``FastCellBatch``: B independent cells of one scenario advanced in lockstep by the kernel."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from envs.fastsim import core
+from envs.fastsim.params import FastSimParams
+from envs.fastsim.state import CellState
+
+#: From this many cells on, the batch is spread over threads (numba ``prange``).
+PARALLEL_MIN_CELLS = 64
+
+
+class FastCellBatch:
+    """``B`` cells of one scenario; each has its own seed, RNG and state.
+
+    Args:
+        params: The frozen parameters (scenario and model knobs).
+        batch: Number of cells ``B``.
+        parallel: Spread cells over threads; ``None`` decides by batch size.
+    """
+
+    def __init__(self, params: FastSimParams, batch: int, parallel: bool | None = None) -> None:
+        if batch < 1:
+            raise ValueError(f"batch={batch!r}: allowed [1, inf)")
+        self.params = params
+        self.batch = batch
+        self.state = CellState.zeros(params, batch)
+        self._p = params.scalars()
+        self._fc = params.flow_config()
+        self._tbs = params.tbs_table()
+        self._cqi = params.cqi_table()
+        self._dist0 = params.initial_distances()
+        self._agents = np.array(params.spec.agent_flows, dtype=np.int64)
+        if parallel is None:
+            parallel = batch >= PARALLEL_MIN_CELLS
+        self._step = core.step_batch_parallel if parallel else core.step_batch
+        self.t_ms = np.zeros(batch, dtype=np.int64)
+
+    @property
+    def step_ms(self) -> int:
+        """TTIs per environment step."""
+        return self.params.step_ttis
+
+    @property
+    def sim_ms(self) -> int:
+        """Episode length in ms."""
+        return self.params.sim_ms
+
+    def reset(self, seeds: np.ndarray, mask: np.ndarray | None = None) -> None:
+        """Reset the cells selected by ``mask`` (all by default), cell ``i`` from ``seeds[i]``."""
+        seeds = np.asarray(seeds, dtype=np.int64).reshape(self.batch)
+        if mask is None:
+            mask = np.ones(self.batch, dtype=np.bool_)
+        s = self.state
+        core.reset_batch(
+            np.asarray(mask, dtype=np.bool_), seeds, self._p, self._fc, self._cqi, self._dist0,
+            *s.arrays(),
+        )  # fmt: skip
+        self.t_ms = s.cs[:, 0].copy()
+
+    def step(self, actions: np.ndarray | None = None) -> None:
+        """Advance every cell by one step; ``actions`` is ``[B, A, 2]`` (cwnd B, pacing Mbit/s)."""
+        s = self.state
+        if actions is not None and self._agents.size:
+            a = np.asarray(actions, dtype=np.float64).reshape(self.batch, self._agents.size, 2)
+            s.act[:, self._agents, 0:2] = a
+            s.act[:, self._agents, 2] = 1.0
+        self._step(self.step_ms, self._p, self._fc, self._tbs, self._cqi, *s.arrays())
+        self.t_ms = s.cs[:, 0].copy()
+
+    @property
+    def flows(self) -> np.ndarray:
+        """``[B, F, 18]`` the latest flow observation (a view)."""
+        return self.state.obs_flows
+
+    @property
+    def ues(self) -> np.ndarray:
+        """``[B, U, 7]`` the latest UE observation (a view)."""
+        return self.state.obs_ues
+
+    @property
+    def done(self) -> np.ndarray:
+        """``[B]`` whether each cell reached the end of its episode."""
+        return self.t_ms >= self.sim_ms

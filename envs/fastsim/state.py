@@ -1,0 +1,240 @@
+"""Layout of the fast simulator's state: a struct of arrays with a leading batch dimension.
+
+Every array of ``CellState`` has the batch (cell) index first, so one compiled loop advances many
+independent cells in lockstep and a single cell is just ``B = 1``. Column indices are module
+constants that the compiled kernel reads as compile-time values.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+import numpy as np
+
+from envs.fastsim.params import FastSimParams
+
+# -- per cell (int64 [B, CS_LEN]) --------------------------------------------------------------
+CS_T_MS = 0  # the cell's clock: start of the next TTI, ms
+CS_RR_NEXT = 1  # round-robin scheduler: next UE to favour
+CS_NEXT_MOVE_MS = 2  # next random distance change, ms
+CS_LEN = 3
+
+# -- per flow, integers (int64 [B, F, I_LEN]) --------------------------------------------------
+I_START_MS = 0  # application start (with the seeded offset)
+I_DATA_MS = 1  # first data after the handshake
+I_SND_NXT = 2  # next new segment number
+I_UNA = 3  # cumulative ACK as the sender sees it (segments)
+I_HANDED = 4  # segments the application has handed to the socket
+I_CSTATE = 5  # 0 open, 1 fast recovery, 2 loss (after an RTO)
+I_RECOVER = 6  # recovery ends when UNA reaches this
+I_RTO_MS = 7  # current retransmission timeout
+I_RTO_AT_MS = 8  # deadline of the retransmission timer (-1: off)
+I_SEEN_ACKS = 9  # receiver ACK count already processed by the sender
+I_SEEN_OWD = 10  # receiver one-way-delay sum already processed
+I_SEEN_UNIQ = 11  # receiver unique segments already processed
+I_VIEW_HIGH = 12  # highest segment + 1 the sender knows received (SACK)
+I_SACKED = 13  # segments received above the cumulative ACK, as the sender sees it
+I_RCV_CUM = 14  # receiver: next expected segment
+I_RCV_HIGH = 15  # receiver: highest received + 1
+I_RCV_UNIQ = 16  # receiver: distinct segments received
+I_RCV_ACKS = 17  # receiver: ACKs sent
+I_RCV_OWD = 18  # receiver: sum of one-way delays carried by its ACKs, ms
+I_RCV_LAST_OWD = 19  # receiver: one-way delay carried by its latest ACK, ms
+I_DELACK_N = 20  # receiver: segments waiting for a delayed ACK
+I_DELACK_MS = 21  # receiver: arrival of the first of them
+I_DELACK_SEND = 22  # receiver: its send time
+I_LAST_ARR_MS = 23  # eNB agent: last arrival of the flow's packet (-1: none)
+I_LOST_HEAD = 24  # lost-segment ring: head
+I_LOST_LEN = 25  # lost-segment ring: entries
+I_RTX_HEAD = 26  # retransmissions on their way to the eNB: head
+I_RTX_LEN = 27  # and count
+I_RUNNING = 28  # the application runs (started and not stopped)
+I_CWND_LIMITED = 29  # the last send round was limited by the window
+I_LEN = 30
+
+# -- per flow, reals (float64 [B, F, X_LEN]) ---------------------------------------------------
+X_CWND = 0  # congestion window, bytes
+X_SSTHRESH = 1  # slow-start threshold, bytes
+X_SRTT = 2  # smoothed RTT, ms
+X_RTTVAR = 3  # RTT variation, ms
+X_MIN_RTT = 4  # minimum RTT (sender), ms (1e12: none)
+X_PACING = 5  # pacing rate, bytes per ms (0: off)
+X_TOKENS = 6  # pacing tokens, bytes
+X_BUDGET = 7  # application bytes not yet handed (video, short)
+X_CMD_CWND = 8  # agent: commanded window, bytes (0: none yet)
+X_CMD_PACE = 9  # agent: commanded pacing, bytes per ms
+X_FB_RATE = 10  # latest explicit rate on an ACK, Mbit/s
+X_FB_HOL = 11  # latest HoL delay on an ACK, ms
+X_FCT_S = 12  # completion time of a short flow, s (-1)
+# CUBIC
+X_C_CNT = 13
+X_C_LASTMAX = 14
+X_C_EPOCH = 15
+X_C_ACKCNT = 16
+X_C_TCPCWND = 17
+X_C_K = 18
+X_C_ORIGIN = 19
+X_C_DELAYMIN = 20
+X_C_ROUNDSTART = 21
+X_C_LASTACK = 22
+X_C_ENDSEQ = 23
+X_C_CURRRTT = 24
+X_C_SAMPLES = 25
+X_C_FOUND = 26
+# XRC
+X_X_HASFB = 27
+X_X_RTTSUM = 28
+X_X_RTTCNT = 29
+X_X_WINMEAN = 30
+X_X_WINACKED = 31
+X_X_HIGHDELAY = 32
+X_X_LASTUPD = 33
+X_X_UNFAIR = 34
+X_X_RAMPFROM = 35
+X_X_TWND = 36
+X_X_MODE = 37
+# BBR
+X_B_MODE = 38
+X_B_BTLBW = 39  # bytes per ms
+X_B_ROUNDSTART = 40
+X_B_ROUNDDELIV = 41
+X_B_ROUNDEND = 42
+X_B_ROUNDS = 43
+X_B_CYCLE = 44
+X_B_CYCLESTAMP = 45
+X_B_FULLBW = 46
+X_B_FULLCNT = 47
+X_B_MINRTT = 48
+X_B_MINSTAMP = 49
+X_B_PRTT_DONE = 50
+X_B_PRIOR_CWND = 51
+X_B_FILLED = 52
+# step observation accumulators
+X_O_RTT_SUM = 53
+X_O_RTT_N = 54
+X_O_RTT_LAST = 55
+X_O_RTT_MIN = 56
+X_O_ACKED = 57
+X_O_RX = 58
+X_O_LOSS = 59
+X_O_RETX = 60
+X_O_SENT = 61
+X_LEN = 62
+BBR_FILTER = 10  # rounds in BBR's max-bandwidth filter
+
+# -- per UE (float64 [B, U, U_LEN]) ------------------------------------------------------------
+U_DIST = 0
+U_MCS = 1  # MCS of the current channel (-1: out of coverage)
+U_LAST_MCS = 2  # MCS of the latest new transport block (-1: none)
+U_PF_AVG = 3  # PF scheduler's throughput average, bytes per TTI
+U_HEAD_REM = 4  # bytes of the head packet still to send
+U_RLC_BYTES = 5
+U_CAP_SUM = 6  # sum of the capacity ring, bytes
+U_HOL = 7  # latest HoL delay, ms
+U_HARQ = 8  # a HARQ retransmission is pending
+U_NEW_TTI = 9  # new-TB bytes in the current TTI
+U_RBS_TTI = 10  # RBs used in the current TTI
+U_O_CAP = 11
+U_O_TX = 12
+U_O_HOLMAX = 13
+U_O_DROPS = 14
+U_O_TTIS = 15
+U_LEN = 16
+
+# RLC ring entries (int64 [B, U, Q, R_LEN])
+R_ARR = 0
+R_FLOW = 1
+R_SEQ = 2
+R_SEND = 3
+R_RETX = 4
+R_LEN = 5
+# receiver state ring (int64 [B, F, L, V_LEN]), indexed by time
+V_CUM = 0
+V_HIGH = 1
+V_UNIQ = 2
+V_ACKS = 3
+V_OWD = 4
+V_LAST = 5
+V_LEN = 6
+# lost-segment ring entries (int64 [B, F, K, 2]): seq, state
+LOST_NEED = 0  # lost, not retransmitted
+LOST_RETX = 1  # retransmitted, on its way
+LOST_DONE = 2  # retransmission delivered
+LOST_AGAIN = 3  # retransmission dropped too (the sender learns by RTO)
+LOST_SLOTS = 1024
+
+
+@dataclass
+class CellState:
+    """Mutable state of ``B`` cells (see the module's column constants).
+
+    Attributes:
+        cs: ``[B, CS_LEN]`` clock and per-cell counters.
+        rng: ``[B]`` counter-based generator state of each cell (splitmix64).
+        fi: ``[B, F, I_LEN]`` integer flow state.
+        fx: ``[B, F, X_LEN]`` real flow state.
+        bw: ``[B, F, BBR_FILTER]`` BBR's per-round bandwidth samples.
+        ue: ``[B, U, U_LEN]`` UE state.
+        ui: ``[B, U, 2]`` RLC ring head and length.
+        rlc: ``[B, U, Q, R_LEN]`` RLC packets in arrival order.
+        capr: ``[B, U, W]`` the agent's per-TTI capacity ring.
+        rcv: ``[B, F, L, V_LEN]`` receiver state by time (for the ACK path's delay).
+        fbr: ``[B, F, L, 2]`` explicit rate and HoL at the eNB by time.
+        dl: ``[B, F, L, 3]`` new segments by eNB arrival time: from, to, send time.
+        rtx: ``[B, F, K, 3]`` retransmissions on their way: seq, eNB arrival, send time.
+        lost: ``[B, F, K, 2]`` segments dropped at the RLC: seq, state.
+        obs_flows: ``[B, F, 18]`` the step's flow observation.
+        obs_ues: ``[B, U, 7]`` the step's UE observation.
+        act: ``[B, F, 3]`` agent commands: cwnd bytes, pacing Mbit/s, 1 when new.
+    """
+
+    cs: np.ndarray
+    rng: np.ndarray
+    fi: np.ndarray
+    fx: np.ndarray
+    bw: np.ndarray
+    ue: np.ndarray
+    ui: np.ndarray
+    rlc: np.ndarray
+    capr: np.ndarray
+    rcv: np.ndarray
+    fbr: np.ndarray
+    dl: np.ndarray
+    rtx: np.ndarray
+    lost: np.ndarray
+    obs_flows: np.ndarray
+    obs_ues: np.ndarray
+    act: np.ndarray
+
+    @classmethod
+    def zeros(cls, params: FastSimParams, batch: int) -> CellState:
+        """Allocate zeroed state for ``batch`` cells (``reset_cells`` initialises it)."""
+        f, u = params.num_flows, params.num_ues
+        ring, q, w = params.ring_len, params.rlc_slots, params.spec.xrc_window_ttis
+        return cls(
+            cs=np.zeros((batch, CS_LEN), np.int64),
+            rng=np.zeros(batch, np.uint64),
+            fi=np.zeros((batch, f, I_LEN), np.int64),
+            fx=np.zeros((batch, f, X_LEN)),
+            bw=np.zeros((batch, f, BBR_FILTER)),
+            ue=np.zeros((batch, u, U_LEN)),
+            ui=np.zeros((batch, u, 2), np.int64),
+            rlc=np.zeros((batch, u, q, R_LEN), np.int64),
+            capr=np.zeros((batch, u, w)),
+            rcv=np.zeros((batch, f, ring, V_LEN), np.int64),
+            fbr=np.zeros((batch, f, ring, 2)),
+            dl=np.zeros((batch, f, ring, 3), np.int64),
+            rtx=np.zeros((batch, f, LOST_SLOTS, 3), np.int64),
+            lost=np.zeros((batch, f, LOST_SLOTS, 2), np.int64),
+            obs_flows=np.zeros((batch, f, 18)),
+            obs_ues=np.zeros((batch, u, 7)),
+            act=np.zeros((batch, f, 3)),
+        )
+
+    def arrays(self) -> tuple[np.ndarray, ...]:
+        """The arrays in field order (the kernel's argument order)."""
+        return tuple(getattr(self, fl.name) for fl in fields(self))
+
+    def select(self, index: int) -> CellState:
+        """A copy of one cell's state as a batch of one."""
+        return CellState(*(a[index : index + 1].copy() for a in self.arrays()))
