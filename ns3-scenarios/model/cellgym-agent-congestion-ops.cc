@@ -5,6 +5,7 @@
 #include "ns3/simulator.h"
 
 #include <algorithm>
+#include <limits>
 
 namespace ns3
 {
@@ -90,25 +91,57 @@ CellGymAgentCongestionOps::SetTarget(double cwndBytes, double pacingBps)
 }
 
 void
-CellGymAgentCongestionOps::Apply(Ptr<TcpSocketState> tcb) const
+CellGymAgentCongestionOps::Apply(Ptr<TcpSocketState> tcb)
 {
     if (m_cwndBytes <= 0)
     {
         return;
     }
-    tcb->m_pacing = m_pacingBps > 0;
+    if (!m_savedPacing)
+    {
+        m_savedPacing = true;
+        m_defaultMaxPacingRate = tcb->m_maxPacingRate;
+        m_defaultSsRatio = tcb->m_pacingSsRatio;
+        m_defaultCaRatio = tcb->m_pacingCaRatio;
+    }
     if (m_pacingBps > 0)
     {
-        tcb->m_pacingRate = DataRate(static_cast<uint64_t>(m_pacingBps));
-        tcb->m_maxPacingRate = DataRate(static_cast<uint64_t>(std::max(m_pacingBps, 1e12)));
+        // TcpSocketBase::UpdatePacingRate() runs after every ACK and sets the rate to
+        // min(factor * max(cwnd, in flight) / srtt, MaxPacingRate). With the largest factors
+        // (655x) and the commanded rate as the cap, it keeps the commanded rate unless the window
+        // alone would send 655 times slower, when pacing does not matter.
+        const DataRate rate(static_cast<uint64_t>(m_pacingBps));
+        tcb->m_pacing = true;
+        tcb->m_maxPacingRate = rate;
+        tcb->m_pacingSsRatio = std::numeric_limits<uint16_t>::max();
+        tcb->m_pacingCaRatio = std::numeric_limits<uint16_t>::max();
+        if (tcb->m_pacingRate.Get() != rate)
+        {
+            tcb->m_pacingRate = rate;
+        }
+    }
+    else if (tcb->m_pacing)
+    {
+        tcb->m_pacing = false;
+        tcb->m_maxPacingRate = m_defaultMaxPacingRate;
+        tcb->m_pacingSsRatio = m_defaultSsRatio;
+        tcb->m_pacingCaRatio = m_defaultCaRatio;
+        tcb->m_pacingRate = DataRate(0);
     }
     const auto state = tcb->m_congState.Get();
     if (state == TcpSocketState::CA_OPEN || state == TcpSocketState::CA_DISORDER)
     {
         const double seg = tcb->m_segmentSize;
-        tcb->m_cWnd = static_cast<uint32_t>(std::clamp(m_cwndBytes, seg, 4e9));
+        const auto cwnd = static_cast<uint32_t>(std::clamp(m_cwndBytes, seg, 4e9));
+        if (tcb->m_cWnd.Get() != cwnd)
+        {
+            tcb->m_cWnd = cwnd;
+        }
         // Keep the socket out of slow start: the policy owns the window.
-        tcb->m_ssThresh = std::min<uint32_t>(tcb->m_cWnd, tcb->m_ssThresh);
+        if (tcb->m_ssThresh.Get() > cwnd)
+        {
+            tcb->m_ssThresh = cwnd;
+        }
     }
 }
 

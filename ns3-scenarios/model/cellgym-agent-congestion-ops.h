@@ -38,11 +38,19 @@ class CellGymAgentCongestionOps : public TcpNewReno
     void SetTarget(double cwndBytes, double pacingBps);
 
   private:
-    void Apply(Ptr<TcpSocketState> tcb) const;
+    /**
+     * @brief Impose the commanded window (outside recovery) and pacing rate on the socket.
+     * @param tcb the socket's state
+     */
+    void Apply(Ptr<TcpSocketState> tcb);
 
-    double m_cwndBytes{0};     //!< commanded window, bytes (0: none yet)
-    double m_pacingBps{0};     //!< commanded pacing rate, bit/s
-    Ptr<TcpSocketState> m_tcb; //!< the socket's state, known from Init
+    double m_cwndBytes{0};           //!< commanded window, bytes (0: none yet)
+    double m_pacingBps{0};           //!< commanded pacing rate, bit/s
+    Ptr<TcpSocketState> m_tcb;       //!< the socket's state, known from Init
+    bool m_savedPacing{false};       //!< the socket's own pacing settings were saved
+    DataRate m_defaultMaxPacingRate; //!< the socket's MaxPacingRate before the first command
+    uint16_t m_defaultSsRatio{0};    //!< the socket's PacingSsRatio before the first command
+    uint16_t m_defaultCaRatio{0};    //!< the socket's PacingCaRatio before the first command
 };
 
 } // namespace ns3

@@ -3,8 +3,6 @@
 
 #include "tcp-xrc.h"
 
-#include "ns3/boolean.h"
-#include "ns3/config.h"
 #include "ns3/log.h"
 #include "ns3/object-factory.h"
 #include "ns3/simulator.h"
@@ -121,23 +119,11 @@ CellGymSenderApp::StartApplication()
 {
     m_running = true;
     m_startedAt = Simulator::Now();
-    const bool pacing = m_config.cca == "bbr";
-    // BBR needs pacing; the attribute lives on the socket's internal state, so set the default
-    // around this socket's creation only.
-    if (pacing)
-    {
-        Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(true));
-    }
     m_socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
-    if (pacing)
-    {
-        Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(false));
-    }
     Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(m_socket);
     UintegerValue sndBuf;
     tcp->GetAttribute("SndBufSize", sndBuf);
     m_sndBufBytes = sndBuf.Get();
-    tcp->SetCongestionControlAlgorithm(m_cca);
     if (m_config.ssthreshSegments > 0)
     {
         UintegerValue segSize;
@@ -145,6 +131,7 @@ CellGymSenderApp::StartApplication()
         tcp->SetAttribute("InitialSlowStartThreshold",
                           UintegerValue(m_config.ssthreshSegments * segSize.Get()));
     }
+    // Traces first: the congestion control's Init may already set the window or pacing rate.
     tcp->TraceConnectWithoutContext("Rx", MakeCallback(&CellGymSenderApp::OnRx, this));
     tcp->TraceConnectWithoutContext("Retransmission",
                                     MakeCallback(&CellGymSenderApp::OnRetx, this));
@@ -159,6 +146,12 @@ CellGymSenderApp::StartApplication()
                                     MakeCallback(&CellGymSenderApp::OnCongState, this));
     tcp->TraceConnectWithoutContext("PacingRate",
                                     MakeCallback(&CellGymSenderApp::OnPacingRate, this));
+    // BBR needs pacing (agent flows switch it on and off themselves, per command).
+    if (m_config.cca == "bbr")
+    {
+        tcp->SetPacingStatus(true);
+    }
+    tcp->SetCongestionControlAlgorithm(m_cca);
 
     m_socket->Bind();
     m_socket->SetConnectCallback(MakeCallback(&CellGymSenderApp::OnConnected, this),
@@ -259,10 +252,11 @@ CellGymSenderApp::OnRx(Ptr<const Packet> /* p */,
     {
         return;
     }
-    const uint32_t ack = h.GetAckNumber().GetValue();
+    // Sequence-number arithmetic: a long bulk flow wraps the 32-bit space.
+    const SequenceNumber32 ack = h.GetAckNumber();
     if (m_ackSeen && ack > m_lastAck)
     {
-        m_ackedBytes += ack - m_lastAck;
+        m_ackedBytes += static_cast<uint32_t>(ack - m_lastAck);
         // Every advancing ACK is an RTT sample; LastRTT only fires when the value changes.
         if (!m_rttChanged && m_rttLastMs > 0)
         {

@@ -131,7 +131,7 @@ class CellGymSenderApp : public Application
     double m_ssThresh{0};     //!< slow-start threshold, bytes
     double m_inFlight{0};     //!< bytes in flight
     double m_pacingMbps{0};   //!< pacing rate
-    uint32_t m_lastAck{0};    //!< highest ACK number seen
+    SequenceNumber32 m_lastAck; //!< highest ACK number seen
     bool m_ackSeen{false};    //!< an ACK arrived
     bool m_rttChanged{false}; //!< LastRTT fired since the previous ACK
     uint64_t m_rxTotal{0};    //!< bytes received by the UE in all
