@@ -235,7 +235,7 @@ BBR_PROBE_RTT = 3
 # ============================================================================================
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _rand(rng: np.ndarray, b: int) -> float:
     """Uniform [0, 1) from cell ``b``'s splitmix64 counter (advances it)."""
     z = rng[b] + np.uint64(0x9E3779B97F4A7C15)
@@ -246,7 +246,7 @@ def _rand(rng: np.ndarray, b: int) -> float:
     return float(z >> np.uint64(11)) * (1.0 / 9007199254740992.0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _mcs_of(distance_m: float, p: np.ndarray, cqi_tab: np.ndarray) -> float:
     """MCS at a distance: Okumura-Hata SINR -> calibrated CQI -> ns-3's MCS (-1: none)."""
     sinr = p[P_SINR_AT_1KM_DB] - p[P_SINR_SLOPE_DB] * math.log10(distance_m / 1000.0)
@@ -259,7 +259,7 @@ def _mcs_of(distance_m: float, p: np.ndarray, cqi_tab: np.ndarray) -> float:
     return cqi_tab[1, cqi]
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _bytes_of(tbs: np.ndarray, mcs: float, rbs: float, num_rbs: int) -> float:
     """Bytes ``rbs`` (fractional) RBs carry at ``mcs`` (the agent's idle-RB share)."""
     if mcs < 0 or rbs <= 0:
@@ -277,7 +277,7 @@ def _bytes_of(tbs: np.ndarray, mcs: float, rbs: float, num_rbs: int) -> float:
 # ============================================================================================
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def reset_cell(
     b, p, fc, cqi_tab, dist0, seed, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
     lost, obs_f, obs_u, act,
@@ -337,7 +337,7 @@ def reset_cell(
 # ============================================================================================
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _newreno_increase(fx, b, f, segs, seg):
     """ns-3 ``TcpNewReno::IncreaseWindow``: +1 segment per ACK in slow start, then seg^2/cwnd."""
     if fx[b, f, X_CWND] < fx[b, f, X_SSTHRESH] and segs >= 1:
@@ -347,7 +347,7 @@ def _newreno_increase(fx, b, f, segs, seg):
         fx[b, f, X_CWND] += math.floor(max(1.0, seg * seg / fx[b, f, X_CWND]))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _cubic_hystart_reset(fx, fi, b, f, t):
     fx[b, f, X_C_ROUNDSTART] = t
     fx[b, f, X_C_LASTACK] = t
@@ -356,7 +356,7 @@ def _cubic_hystart_reset(fx, fi, b, f, t):
     fx[b, f, X_C_SAMPLES] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _cubic_pkts_acked(fx, b, f, rtt, t, seg):
     """ns-3 ``TcpCubic::PktsAcked``: delay minimum and HyStart (ack train and delay increase)."""
     if fx[b, f, X_C_EPOCH] >= 0 and t - fx[b, f, X_C_EPOCH] < 10.0:
@@ -380,7 +380,7 @@ def _cubic_pkts_acked(fx, b, f, rtt, t, seg):
             fx[b, f, X_SSTHRESH] = cwnd
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _cubic_update(fx, b, f, segs, t, seg):
     """ns-3 ``TcpCubic::Update``: ACKs to wait per segment of growth (cubic and TCP-friendly)."""
     seg_cwnd = int(fx[b, f, X_CWND] // seg)
@@ -399,7 +399,7 @@ def _cubic_update(fx, b, f, segs, t, seg):
     ts = (t + dmin - fx[b, f, X_C_EPOCH]) / 1000.0
     k = fx[b, f, X_C_K]
     offs = k - ts if ts < k else ts - k
-    delta = math.floor(0.4 * offs**3)
+    delta = math.floor(0.4 * offs * offs * offs)
     origin = fx[b, f, X_C_ORIGIN]
     target = max(origin - delta, 0.0) if ts < k else origin + delta
     if target > seg_cwnd:
@@ -422,7 +422,7 @@ def _cubic_update(fx, b, f, segs, t, seg):
     return max(cnt, 2)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _cubic_increase(fx, fi, b, f, segs, t, seg):
     """ns-3 ``TcpCubic::IncreaseWindow`` (byte counting in slow start)."""
     if fi[b, f, I_CWND_LIMITED] == 0:
@@ -440,7 +440,7 @@ def _cubic_increase(fx, fi, b, f, segs, t, seg):
             fx[b, f, X_C_CNT] -= cnt
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _cubic_ssthresh(fx, b, f, seg):
     """ns-3 ``TcpCubic::GetSsThresh``: fast convergence, beta 0.7, end of epoch."""
     seg_cwnd = int(fx[b, f, X_CWND] // seg)
@@ -452,7 +452,7 @@ def _cubic_ssthresh(fx, b, f, seg):
     return max(math.floor(seg_cwnd * 0.7), 2) * seg
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _xrc_pkts_acked(fx, b, f, segs, rtt, seg):
     """``TcpXrc::PktsAcked``: mean RTT over one window of data (equation 3 of the paper)."""
     if rtt > 0:
@@ -466,7 +466,7 @@ def _xrc_pkts_acked(fx, b, f, segs, rtt, seg):
         fx[b, f, X_X_WINACKED] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _xrc_increase(fx, b, f, segs, t, seg, p):
     """``TcpXrc::IncreaseWindow``: twnd = R_exp RTT_min, ramp, probe, reset, unfairness mode."""
     elapsed = t - fx[b, f, X_X_LASTUPD] if fx[b, f, X_X_LASTUPD] >= 0 else 0.0
@@ -532,7 +532,7 @@ def _xrc_increase(fx, b, f, segs, t, seg, p):
     fx[b, f, X_CWND] = math.floor(min(max(nxt, 2 * seg), 4e9))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _agent_apply(fx, fi, b, f, seg):
     """The agent's ``Apply``: hold the commanded window outside loss recovery."""
     cmd = fx[b, f, X_CMD_CWND]
@@ -544,7 +544,7 @@ def _agent_apply(fx, fi, b, f, seg):
         fx[b, f, X_SSTHRESH] = min(fx[b, f, X_CWND], fx[b, f, X_SSTHRESH])
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg):
     """A BBR (v1) model: windowed max bandwidth per round, min RTT, gain cycling, ProbeRTT."""
     # Min RTT filter (10 s).
@@ -628,7 +628,7 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg):
     fx[b, f, X_CWND] = max(cwnd, 4 * seg)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _ssthresh_on_loss(fx, b, f, cca, pipe_bytes, seg):
     """``GetSsThresh`` of the flow's congestion control."""
     if cca == CCA_CUBIC:
@@ -638,7 +638,7 @@ def _ssthresh_on_loss(fx, b, f, cca, pipe_bytes, seg):
     return max(2 * seg, math.floor(pipe_bytes / 2.0))
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _on_loss_state(fx, fi, b, f, cca, t):
     """``CongestionStateSet`` on entering recovery or loss."""
     if cca == CCA_XRC:
@@ -652,7 +652,7 @@ def _on_loss_state(fx, fi, b, f, cca, t):
 # ============================================================================================
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _pipe(fi, lost, b, f, dupthresh):
     """Segments in flight: sent, not (s)acked and not known lost (RFC 6675 style)."""
     n = fi[b, f, I_SND_NXT] - fi[b, f, I_UNA] - fi[b, f, I_SACKED]
@@ -667,7 +667,7 @@ def _pipe(fi, lost, b, f, dupthresh):
     return max(n, 0)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
     """Process the ACKs reaching the server at ``t``: RTT, feedback, loss detection, growth."""
     seg = p[P_SEG_BYTES]
@@ -788,7 +788,7 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
             fi[b, f, I_LOST_LEN] -= 1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost):
     """RTO check, application data, then retransmissions and new segments within the window."""
     seg = p[P_SEG_BYTES]
@@ -926,7 +926,7 @@ def _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost):
 # ============================================================================================
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _rlc_push(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost):
     """Queue one packet at the UE's RLC buffer, or drop it when the buffer is full."""
     pdu = p[P_PDU_BYTES]
@@ -957,7 +957,7 @@ def _rlc_push(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost):
     ue[b, u, U_RLC_BYTES] += pdu
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost):
     """Segments reaching the eNB at ``t`` enter the RLC buffers, flows interleaved."""
     nf = fi.shape[1]
@@ -990,7 +990,7 @@ def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost):
         dl[b, f, slot, 1] = 0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _receive(b, f, seq, send, retx, t, p, fc, fi, fx, lost):
     """The UE's TCP receiver gets one segment: SACK state, delayed or immediate ACK."""
     seg = p[P_SEG_BYTES]
@@ -1043,7 +1043,7 @@ def _receive(b, f, seq, send, retx, t, p, fc, fi, fx, lost):
         fx[b, f, X_FCT_S] = (t + p[P_AIR_DL_MS] - fi[b, f, I_START_MS]) / 1000.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _serve(b, u, tb_bytes, t, p, fc, fi, fx, ue, ui, rlc, lost):
     """A transport block drains the UE's RLC buffer byte-wise; completed packets are delivered."""
     q = rlc.shape[2]
@@ -1077,7 +1077,7 @@ def _serve(b, u, tb_bytes, t, p, fc, fi, fx, ue, ui, rlc, lost):
         ue[b, u, U_RLC_BYTES] = 0.0
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _mac(b, t, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng):
     """Schedule the TTI's resource blocks and transmit the transport blocks."""
     nu = ue.shape[1]
@@ -1133,10 +1133,11 @@ def _mac(b, t, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng):
                 ue[b, u, U_LAST_MCS] = mcs
                 sent = tb
                 _serve(b, u, tb, t, p, fc, fi, fx, ue, ui, rlc, lost)
-        ue[b, u, U_PF_AVG] = (1.0 - 1.0 / tau) * ue[b, u, U_PF_AVG] + sent / tau
+        # Floored so that an idle UE's average never decays into (slow) denormal numbers.
+        ue[b, u, U_PF_AVG] = max((1.0 - 1.0 / tau) * ue[b, u, U_PF_AVG] + sent / tau, 1e-6)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _ue_active(b, u, t, p, fc, fi):
     """The UE has a flow the agent counts as active."""
     for f in range(fi.shape[1]):
@@ -1147,7 +1148,7 @@ def _ue_active(b, u, t, p, fc, fi):
     return False
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _flow_rate_mbps(b, f, t, p, fc, fi, ue):
     """The agent's C_i = C / active flows of the UE (the flow itself counted)."""
     u = int(fc[f, FC_UE])
@@ -1166,7 +1167,7 @@ def _flow_rate_mbps(b, f, t, p, fc, fi, ue):
     return cap_mbps / n
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _agent_end_tti(b, t, p, fc, fi, ue, ui, rlc, capr, fbr, tbs):
     """The XRC agent closes the TTI: capacity ring, HoL, feedback values by time."""
     nu = ue.shape[1]
@@ -1209,7 +1210,7 @@ def _agent_end_tti(b, t, p, fc, fi, ue, ui, rlc, capr, fbr, tbs):
 # ============================================================================================
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def step_cell(
     b, n_ttis, p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
     lost, obs_f, obs_u, act,
@@ -1318,7 +1319,7 @@ def step_cell(
 # ============================================================================================
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def step_batch(
     n_ttis, p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx, lost,
     obs_f, obs_u, act,
@@ -1331,7 +1332,7 @@ def step_batch(
         )  # fmt: skip
 
 
-@njit(cache=True, parallel=True)
+@njit(cache=True, parallel=True, error_model="numpy", _nrt=False)
 def step_batch_parallel(
     n_ttis, p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx, lost,
     obs_f, obs_u, act,
@@ -1344,7 +1345,7 @@ def step_batch_parallel(
         )  # fmt: skip
 
 
-@njit(cache=True)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def reset_batch(
     mask, seeds, p, fc, cqi_tab, dist0, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
     lost, obs_f, obs_u, act,
