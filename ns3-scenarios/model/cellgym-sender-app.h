@@ -123,19 +123,19 @@ class CellGymSenderApp : public Application
     Time m_startedAt;            //!< actual start time
 
     // Latest values.
-    double m_fbRateMbps{0};   //!< latest explicit rate on an ACK
-    double m_fbHolMs{0};      //!< latest HoL delay on an ACK
-    double m_rttLastMs{0};    //!< latest RTT sample
-    double m_rttMinMs{0};     //!< minimum RTT
-    double m_cwnd{0};         //!< window, bytes
-    double m_ssThresh{0};     //!< slow-start threshold, bytes
-    double m_inFlight{0};     //!< bytes in flight
-    double m_pacingMbps{0};   //!< pacing rate
+    double m_fbRateMbps{0};     //!< latest explicit rate on an ACK
+    double m_fbHolMs{0};        //!< latest HoL delay on an ACK
+    double m_rttLastMs{0};      //!< latest RTT sample
+    double m_rttMinMs{0};       //!< minimum RTT
+    double m_cwnd{0};           //!< window, bytes
+    double m_ssThresh{0};       //!< slow-start threshold, bytes
+    double m_inFlight{0};       //!< bytes in flight
+    double m_pacingMbps{0};     //!< pacing rate
     SequenceNumber32 m_lastAck; //!< highest ACK number seen
-    bool m_ackSeen{false};    //!< an ACK arrived
-    bool m_rttChanged{false}; //!< LastRTT fired since the previous ACK
-    uint64_t m_rxTotal{0};    //!< bytes received by the UE in all
-    double m_fctS{-1};        //!< completion time of a finite flow
+    bool m_ackSeen{false};      //!< an ACK arrived
+    bool m_rttChanged{false};   //!< LastRTT fired since the previous ACK
+    uint64_t m_rxTotal{0};      //!< bytes received by the UE in all
+    double m_fctS{-1};          //!< completion time of a finite flow
 
     // Counters of the current step.
     double m_rttSumMs{0};     //!< sum of RTT samples
