@@ -97,6 +97,22 @@ ParseDouble(const std::string& field, const std::string& value, double low, doub
     return v;
 }
 
+uint64_t
+ParseUint(const std::string& field, const std::string& value, uint64_t low, uint64_t high)
+{
+    char* end = nullptr;
+    const bool digits
+        = !value.empty() && value.find_first_not_of("0123456789") == std::string::npos;
+    const unsigned long long v = digits ? std::strtoull(value.c_str(), &end, 10) : 0;
+    if (!digits || *end != '\0' || v < low || v > high)
+    {
+        std::ostringstream allowed;
+        allowed << "an integer in [" << low << ", " << high << "]";
+        BadArg(field, value, allowed.str());
+    }
+    return v;
+}
+
 std::vector<CellGymFlowConfig>
 ParseFlows(const std::string& spec, uint32_t numUes)
 {
@@ -122,7 +138,7 @@ ParseFlows(const std::string& spec, uint32_t numUes)
             const std::string value = kv.substr(eq + 1);
             if (key == "ue")
             {
-                f.ue = static_cast<uint32_t>(ParseDouble(where + key, value, 0, numUes - 1));
+                f.ue = static_cast<uint32_t>(ParseUint(where + key, value, 0, numUes - 1));
             }
             else if (key == "cca")
             {
@@ -154,7 +170,7 @@ ParseFlows(const std::string& spec, uint32_t numUes)
             }
             else if (key == "size_bytes")
             {
-                f.sizeBytes = static_cast<uint64_t>(ParseDouble(where + key, value, 1, 1e12));
+                f.sizeBytes = ParseUint(where + key, value, 1, 1'000'000'000'000ULL);
             }
             else if (key == "video_rate_mbps")
             {
@@ -170,7 +186,8 @@ ParseFlows(const std::string& spec, uint32_t numUes)
             }
             else if (key == "ssthresh_segments")
             {
-                f.ssthreshSegments = static_cast<uint32_t>(ParseDouble(where + key, value, 0, 1e9));
+                f.ssthreshSegments
+                    = static_cast<uint32_t>(ParseUint(where + key, value, 0, 1'000'000));
             }
             else
             {
@@ -206,9 +223,9 @@ struct Cell
     std::vector<Ptr<MobilityModel>> ueMobility;           //!< per UE
     std::unique_ptr<cellgym::OpenGymBridge> bridge;       //!< null without the bridge
     std::ofstream record;                                 //!< CSV record (optional)
-    cellgym::NamedBox flows{"flows", {}, {}, -1, 1e12};   //!< observation buffers
-    cellgym::NamedBox ues{"ues", {}, {}, -1, 1e12};
-    cellgym::NamedBox time{"time", {1}, {0}, -1, 1e12};
+    /// The observation: flows [F, 18], ues [U, 7], time [1], filled in place every step.
+    std::vector<cellgym::NamedBox> obs{
+        {"flows", {}, {}, -1, 1e12}, {"ues", {}, {}, -1, 1e12}, {"time", {1}, {0}, -1, 1e12}};
     bool initialized{false}; //!< SimInitMsg sent
     uint64_t step{0};        //!< steps done
 };
@@ -242,14 +259,14 @@ Observe(Cell& cell)
     const size_t numFlows = cell.senders.size();
     for (size_t f = 0; f < numFlows; ++f)
     {
-        double* row = &cell.flows.data[f * kFlowFields];
+        double* row = &cell.obs[0].data[f * kFlowFields];
         cell.senders[f]->TakeObservation(row);
         row[15] = cell.agent->GetFlowRateMbps(static_cast<uint32_t>(f));
     }
     for (uint32_t u = 0; u < cell.numUes; ++u)
     {
         const XrcUeStepStats s = cell.agent->TakeStepStats(u);
-        double* row = &cell.ues.data[u * kUeFields];
+        double* row = &cell.obs[1].data[u * kUeFields];
         const Vector p = cell.ueMobility[u]->GetPosition();
         row[0] = s.capacityMbps;
         row[1] = s.txMbps;
@@ -259,7 +276,7 @@ Observe(Cell& cell)
         row[5] = s.rlcDrops;
         row[6] = std::hypot(p.x, p.y);
     }
-    cell.time.data[0] = Simulator::Now().GetSeconds();
+    cell.obs[2].data[0] = Simulator::Now().GetSeconds();
 }
 
 void
@@ -269,13 +286,13 @@ Record(Cell& cell)
     {
         return;
     }
-    const double t = cell.time.data[0];
+    const double t = cell.obs[2].data[0];
     for (size_t f = 0; f < cell.senders.size(); ++f)
     {
         cell.record << t << ",flow," << f;
         for (uint32_t c = 0; c < kFlowFields; ++c)
         {
-            cell.record << ',' << cell.flows.data[f * kFlowFields + c];
+            cell.record << ',' << cell.obs[0].data[f * kFlowFields + c];
         }
         cell.record << '\n';
     }
@@ -284,7 +301,7 @@ Record(Cell& cell)
         cell.record << t << ",ue," << u;
         for (uint32_t c = 0; c < kUeFields; ++c)
         {
-            cell.record << ',' << cell.ues.data[u * kUeFields + c];
+            cell.record << ',' << cell.obs[1].data[u * kUeFields + c];
         }
         cell.record << '\n';
     }
@@ -303,14 +320,14 @@ StepEvent(Cell* cell)
         {
             cellgym::NamedBox act{
                 "action", {static_cast<uint32_t>(cell->agentFlows.size()), 2}, {}, 0, 1e9};
-            if (!cell->bridge->Init({cell->flows, cell->ues, cell->time}, act))
+            if (!cell->bridge->Init(cell->obs, act))
             {
                 Simulator::Stop();
                 return;
             }
         }
-        const auto action = cell->bridge->Step(
-            {cell->flows, cell->ues, cell->time}, over, InfoJson(*cell, t, !cell->initialized));
+        const auto action
+            = cell->bridge->Step(cell->obs, over, InfoJson(*cell, t, !cell->initialized));
         cell->initialized = true;
         if (action.stop || over)
         {
@@ -348,16 +365,6 @@ MoveUe(Ptr<MobilityModel> mobility, Ptr<UniformRandomVariable> distance, double 
 }
 
 void
-OnServerRx(Ptr<CellGymSenderApp> app, Ptr<const Packet> packet, Ptr<Ipv4>, uint32_t)
-{
-    XrcFeedbackTag tag;
-    if (packet->FindFirstMatchingByteTag(tag))
-    {
-        app->OnFeedback(tag);
-    }
-}
-
-void
 OnSinkRx(Ptr<CellGymSenderApp> app, Ptr<const Packet> packet, const Address&)
 {
     app->OnReceived(packet->GetSize());
@@ -368,80 +375,144 @@ OnSinkRx(Ptr<CellGymSenderApp> app, Ptr<const Packet> packet, const Address&)
 int
 main(int argc, char* argv[])
 {
-    uint32_t openGymPort = 0;
-    uint32_t simSeed = 1;
-    double simTime = 10;
-    uint32_t stepMs = 20;
-    uint32_t rbs = 50;
-    uint32_t numUes = 1;
-    std::string distances = "100";
-    std::string mobility = "static";
-    double mobilityPeriodS = 2;
-    double minDistance = 100;
-    double maxDistance = 380;
-    uint32_t rlcBufferPkts = 128;
-    double serverDelayMs = 15;
-    double bottleneckMbps = 0;
-    uint32_t bottleneckBufferPkts = 100;
-    std::string flowsSpec = "ue=0,cca=cubic";
-    double activeTimeoutMs = 200;
-    uint32_t xrcWindowTtis = 40;
-    std::string recordPath;
-    int recvTimeoutMs = 600000;
+    // Every option is read as text and checked here, so that a bad value exits with status 2 and
+    // names the field and what it accepts (ns-3's CommandLine would exit 1 on a malformed number).
+    std::map<std::string, std::string> opt{
+        {"openGymPort", "0"},
+        {"simSeed", "1"},
+        {"simTime", "10"},
+        {"stepMs", "20"},
+        {"rbs", "50"},
+        {"numUes", "1"},
+        {"distances", "100"},
+        {"mobility", "static"},
+        {"mobilityPeriodS", "2"},
+        {"minDistance", "100"},
+        {"maxDistance", "380"},
+        {"rlcBufferPkts", "128"},
+        {"serverDelayMs", "15"},
+        {"bottleneckMbps", "0"},
+        {"bottleneckBufferPkts", "100"},
+        {"flows", "ue=0,cca=cubic"},
+        {"activeTimeoutMs", "200"},
+        {"xrcWindowTtis", "40"},
+        {"recordPath", ""},
+        {"recvTimeoutMs", "600000"},
+    };
+    const std::vector<std::pair<std::string, std::string>> help{
+        {"openGymPort", "ns3-gym bridge port on 127.0.0.1 (0: run without the bridge)"},
+        {"simSeed", "RngRun, >= 1 (RngSeed is 1; 0 is ns3-gym's 'random' and is taken as 1)"},
+        {"simTime", "simulated duration, s: the episode ends at the first step at or after it"},
+        {"stepMs", "environment step interval, ms"},
+        {"rbs", "downlink and uplink bandwidth in resource blocks: 25, 50, 75 or 100"},
+        {"numUes", "number of UEs"},
+        {"distances", "initial UE distances, m, comma-separated (one value: all UEs)"},
+        {"mobility", "static, or random: each UE jumps to a uniform distance every period"},
+        {"mobilityPeriodS", "period of random distance changes, s"},
+        {"minDistance", "lower end of random distances, m"},
+        {"maxDistance", "upper end of random distances, m"},
+        {"rlcBufferPkts", "RLC UM transmit buffer, packets of 1500 B"},
+        {"serverDelayMs", "one-way delay between each server and the PGW, ms"},
+        {"bottleneckMbps", "wired bottleneck between the servers' router and the PGW (0: none)"},
+        {"bottleneckBufferPkts", "drop-tail buffer of the bottleneck, packets"},
+        {"flows",
+         "';'-separated flows, each 'key=value,...': ue, cca, traffic (bulk, video, short), "
+         "start, stop, delay_ms, size_bytes, video_rate_mbps, video_on_s, video_period_s, "
+         "ssthresh_segments (docs/scenario-contract.md)"},
+        {"activeTimeoutMs",
+         "XRC agent: a flow is active while its packets arrive closer than this"},
+        {"xrcWindowTtis", "XRC agent: capacity averaging window, TTIs"},
+        {"recordPath", "write every step's observation to this CSV file"},
+        {"recvTimeoutMs", "bridge receive timeout, ms (0: wait forever)"},
+    };
+
+    // Unknown options: exit 2 as well. ns-3's own (--PrintHelp, --help, --version, --Print*,
+    // global values such as --RngRun, --ns3::Type::Attribute) pass through to CommandLine.
+    for (int i = 1; i < argc; ++i)
+    {
+        std::string arg = argv[i];
+        if (arg.rfind("--", 0) != 0)
+        {
+            std::cerr << "cellgym-lte: argument '" << arg
+                      << "' is invalid: allowed only --name=value options" << std::endl;
+            std::exit(2);
+        }
+        arg = arg.substr(2);
+        const auto eq = arg.find('=');
+        const std::string name = arg.substr(0, eq);
+        bool known = opt.count(name) > 0 || name == "help" || name == "version"
+                     || name.rfind("Print", 0) == 0 || name.find("::") != std::string::npos;
+        for (auto g = GlobalValue::Begin(); !known && g != GlobalValue::End(); ++g)
+        {
+            known = (*g)->GetName() == name;
+        }
+        if (!known)
+        {
+            BadArg(name,
+                   eq == std::string::npos ? "" : arg.substr(eq + 1),
+                   "an option listed by --PrintHelp");
+        }
+    }
 
     CommandLine cmd(__FILE__);
-    cmd.Usage("CellGym's LTE cell (docs/scenario-contract.md).");
-    cmd.AddValue(
-        "openGymPort", "ns3-gym bridge port on 127.0.0.1 (0: run without the bridge)", openGymPort);
-    cmd.AddValue("simSeed", "RngRun (>= 1; 0 is taken as 1)", simSeed);
-    cmd.AddValue("simTime", "simulated duration, s", simTime);
-    cmd.AddValue("stepMs", "environment step interval, ms", stepMs);
-    cmd.AddValue("rbs", "bandwidth in resource blocks: 25, 50, 75 or 100", rbs);
-    cmd.AddValue("numUes", "number of UEs", numUes);
-    cmd.AddValue(
-        "distances", "initial UE distances, m, comma-separated (one value: all UEs)", distances);
-    cmd.AddValue("mobility", "static or random", mobility);
-    cmd.AddValue("mobilityPeriodS", "period of random distance changes, s", mobilityPeriodS);
-    cmd.AddValue("minDistance", "lower end of random distances, m", minDistance);
-    cmd.AddValue("maxDistance", "upper end of random distances, m", maxDistance);
-    cmd.AddValue("rlcBufferPkts", "RLC UM transmit buffer, packets of 1500 B", rlcBufferPkts);
-    cmd.AddValue(
-        "serverDelayMs", "one-way delay between each server and the core, ms", serverDelayMs);
-    cmd.AddValue(
-        "bottleneckMbps", "wired bottleneck before the core, Mbit/s (0: none)", bottleneckMbps);
-    cmd.AddValue("bottleneckBufferPkts",
-                 "drop-tail buffer of the bottleneck, packets",
-                 bottleneckBufferPkts);
-    cmd.AddValue(
-        "flows", "flows: ';'-separated, each 'key=value,...' (see the contract)", flowsSpec);
-    cmd.AddValue("activeTimeoutMs", "XRC agent: flow activity timeout, ms", activeTimeoutMs);
-    cmd.AddValue("xrcWindowTtis", "XRC agent: capacity averaging window, TTIs", xrcWindowTtis);
-    cmd.AddValue("recordPath", "write every step's observation to this CSV file", recordPath);
-    cmd.AddValue("recvTimeoutMs", "bridge receive timeout, ms", recvTimeoutMs);
+    cmd.Usage(
+        "CellGym's LTE cell: one eNB (PF scheduler, Okumura-Hata urban path loss, RLC UM), UEs at "
+        "given or random distances, and one TCP download per flow from its own server, observed "
+        "every --stepMs and driven over the ns3-gym protocol (--openGymPort) or run alone. "
+        "Every flow starts at max(start, 0.1 s) plus a random offset of 0-100 ms drawn from an "
+        "ns-3 stream, so that --simSeed (RngRun) gives independent replications of an otherwise "
+        "deterministic static cell. Bad values exit with status 2. Contract: "
+        "docs/scenario-contract.md.");
+    for (const auto& [name, text] : help)
+    {
+        cmd.AddValue(name, text, opt[name]);
+    }
     cmd.Parse(argc, argv);
 
     // -- validation ---------------------------------------------------------------------------
+    auto uintOpt = [&opt](const std::string& name, uint64_t low, uint64_t high)
+    {
+        return ParseUint(name, opt[name], low, high);
+    };
+    auto doubleOpt = [&opt](const std::string& name, double low, double high)
+    {
+        return ParseDouble(name, opt[name], low, high);
+    };
+    const auto openGymPort = static_cast<uint16_t>(uintOpt("openGymPort", 0, 65535));
+    uint64_t simSeed = uintOpt("simSeed", 0, 1'000'000'000'000ULL);
+    const double simTime = doubleOpt("simTime", 0.001, 1e6);
+    const auto stepMs = static_cast<uint32_t>(uintOpt("stepMs", 1, 100'000));
+    const auto rbs = static_cast<uint32_t>(uintOpt("rbs", 25, 100));
+    if (rbs != 25 && rbs != 50 && rbs != 75 && rbs != 100)
+    {
+        BadArg("rbs", opt["rbs"], "25, 50, 75, 100");
+    }
+    const auto numUes = static_cast<uint32_t>(uintOpt("numUes", 1, 256));
+    const std::string distances = opt["distances"];
+    const std::string mobility = opt["mobility"];
+    if (mobility != "static" && mobility != "random")
+    {
+        BadArg("mobility", mobility, "static, random");
+    }
+    const double mobilityPeriodS = doubleOpt("mobilityPeriodS", 0.001, 1e6);
+    const double minDistance = doubleOpt("minDistance", 1, 600);
+    const double maxDistance = doubleOpt("maxDistance", minDistance, 600);
+    const auto rlcBufferPkts = static_cast<uint32_t>(uintOpt("rlcBufferPkts", 1, 1'000'000));
+    const double serverDelayMs = doubleOpt("serverDelayMs", 0, 10'000);
+    const double bottleneckMbps = doubleOpt("bottleneckMbps", 0, 1e6);
+    const auto bottleneckBufferPkts
+        = static_cast<uint32_t>(uintOpt("bottleneckBufferPkts", 1, 100'000'000));
+    const std::string flowsSpec = opt["flows"];
+    const double activeTimeoutMs = doubleOpt("activeTimeoutMs", 1, 1e6);
+    const auto xrcWindowTtis = static_cast<uint32_t>(uintOpt("xrcWindowTtis", 1, 100'000));
+    const std::string recordPath = opt["recordPath"];
+    const auto recvTimeoutMs = static_cast<int>(uintOpt("recvTimeoutMs", 0, 2'000'000'000));
+
     if (simSeed == 0)
     {
         std::cerr << "cellgym-lte: --simSeed=0 (ns3-gym's 'random') is taken as RngRun 1"
                   << std::endl;
         simSeed = 1;
-    }
-    if (!(simTime > 0 && simTime <= 1e6))
-    {
-        BadArg("simTime", std::to_string(simTime), "(0, 1e6] s");
-    }
-    if (stepMs < 1 || stepMs > 10000)
-    {
-        BadArg("stepMs", std::to_string(stepMs), "[1, 10000] ms");
-    }
-    if (rbs != 25 && rbs != 50 && rbs != 75 && rbs != 100)
-    {
-        BadArg("rbs", std::to_string(rbs), "25, 50, 75, 100");
-    }
-    if (numUes < 1 || numUes > 256)
-    {
-        BadArg("numUes", std::to_string(numUes), "[1, 256]");
     }
     std::vector<double> ueDistances;
     for (const auto& d : Split(distances, ','))
@@ -454,19 +525,7 @@ main(int argc, char* argv[])
     }
     if (ueDistances.size() != numUes)
     {
-        BadArg("distances", distances, "one value or numUes values");
-    }
-    if (mobility != "static" && mobility != "random")
-    {
-        BadArg("mobility", mobility, "static, random");
-    }
-    if (!(minDistance >= 1 && maxDistance >= minDistance && maxDistance <= 600))
-    {
-        BadArg("maxDistance", std::to_string(maxDistance), "[minDistance, 600] m");
-    }
-    if (rlcBufferPkts < 1)
-    {
-        BadArg("rlcBufferPkts", "0", "[1, 1e6]");
+        BadArg("distances", distances, "one value or numUes values, each in [1, 600] m");
     }
     const auto flowConfigs = ParseFlows(flowsSpec, numUes);
 
@@ -643,8 +702,6 @@ main(int argc, char* argv[])
             app->SetStopTime(Seconds(std::max(fc.stopS, start)));
         }
         sink.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnSinkRx, app));
-        server->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext(
-            "Rx", MakeBoundCallback(&OnServerRx, app));
         cell.agent->AddFlow(fc.flowId, fc.ue, ifaces.GetAddress(0));
         cell.senders.push_back(app);
         if (fc.cca == "agent")
@@ -674,10 +731,10 @@ main(int argc, char* argv[])
     // -- the step loop --------------------------------------------------------------------------
     cell.stepS = stepMs / 1000.0;
     cell.simTimeS = simTime;
-    cell.flows.shape = {static_cast<uint32_t>(flowConfigs.size()), kFlowFields};
-    cell.flows.data.assign(flowConfigs.size() * kFlowFields, 0.0);
-    cell.ues.shape = {numUes, kUeFields};
-    cell.ues.data.assign(numUes * kUeFields, 0.0);
+    cell.obs[0].shape = {static_cast<uint32_t>(flowConfigs.size()), kFlowFields};
+    cell.obs[0].data.assign(flowConfigs.size() * kFlowFields, 0.0);
+    cell.obs[1].shape = {numUes, kUeFields};
+    cell.obs[1].data.assign(numUes * kUeFields, 0.0);
     if (!recordPath.empty())
     {
         cell.record.open(recordPath);
@@ -695,12 +752,7 @@ main(int argc, char* argv[])
     }
     if (openGymPort > 0)
     {
-        if (openGymPort > 65535)
-        {
-            BadArg("openGymPort", std::to_string(openGymPort), "[0, 65535]");
-        }
-        cell.bridge = std::make_unique<cellgym::OpenGymBridge>(static_cast<uint16_t>(openGymPort),
-                                                               recvTimeoutMs);
+        cell.bridge = std::make_unique<cellgym::OpenGymBridge>(openGymPort, recvTimeoutMs);
     }
     Simulator::Schedule(Seconds(0), &StepEvent, &cell);
     Simulator::Stop(Seconds(simTime + 10 * cell.stepS));

@@ -54,10 +54,11 @@ CellGymAgentCongestionOps::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t b
 void
 CellGymAgentCongestionOps::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked)
 {
-    if (m_cwndBytes <= 0)
+    // Before the first command NewReno runs; after an RTO (CA_LOSS) the standard slow start up to
+    // ssthresh rebuilds the window until the loss is repaired and the commanded window returns.
+    if (m_cwndBytes <= 0 || tcb->m_congState == TcpSocketState::CA_LOSS)
     {
         TcpNewReno::IncreaseWindow(tcb, segmentsAcked);
-        return;
     }
     Apply(tcb);
 }

@@ -11,23 +11,60 @@ namespace ns3
  * @brief The congestion control a Python policy drives: it holds the commanded window.
  *
  * On every ACK outside loss recovery the window is set to the commanded value; in recovery ns-3's
- * standard recovery runs (ssthresh = max(2 segments, in-flight / 2)) and the commanded window
- * returns on the first ACK after it. A positive commanded rate turns pacing on at that rate.
- * Before the first command the flow uses NewReno's slow start and congestion avoidance.
+ * standard recovery runs (ssthresh = max(2 segments, in-flight / 2), fast recovery by the socket's
+ * recovery algorithm, slow start after an RTO) and the commanded window returns when the socket is
+ * back in CA_OPEN. A positive commanded rate turns pacing on at that rate, 0 turns it off. Before
+ * the first command the flow uses NewReno's slow start and congestion avoidance.
  */
 class CellGymAgentCongestionOps : public TcpNewReno
 {
   public:
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
     static TypeId GetTypeId();
+
+    /// @brief Create an agent congestion control with no command yet.
     CellGymAgentCongestionOps();
+
+    /**
+     * @brief Copy constructor (used by Fork).
+     * @param other the object to copy
+     */
     CellGymAgentCongestionOps(const CellGymAgentCongestionOps& other);
 
     std::string GetName() const override;
+
+    /**
+     * @brief Remember the socket's state and apply a command given before the socket existed.
+     * @param tcb the socket's state
+     */
     void Init(Ptr<TcpSocketState> tcb) override;
+
+    /**
+     * @brief The standard ssthresh after a loss: max(2 segments, bytes in flight / 2).
+     * @param tcb the socket's state
+     * @param bytesInFlight bytes in flight when the loss was detected
+     * @return the new slow-start threshold, bytes
+     */
     uint32_t GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight) override;
+
+    /**
+     * @brief On an ACK: NewReno before the first command and after an RTO, else the command.
+     * @param tcb the socket's state
+     * @param segmentsAcked segments acknowledged by the ACK
+     */
     void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override;
+
+    /**
+     * @brief Return to the commanded window when the socket re-enters CA_OPEN.
+     * @param tcb the socket's state
+     * @param newState the congestion state being entered
+     */
     void CongestionStateSet(Ptr<TcpSocketState> tcb,
                             const TcpSocketState::TcpCongState_t newState) override;
+
     Ptr<TcpCongestionOps> Fork() override;
 
     /**

@@ -172,8 +172,9 @@ CellGymSenderApp::StopApplication()
 {
     m_running = false;
     m_videoEvent.Cancel();
-    if (m_socket)
+    if (m_socket && !m_closed)
     {
+        m_closed = true;
         m_socket->Close();
     }
 }
@@ -223,6 +224,12 @@ CellGymSenderApp::Send(Ptr<Socket> socket, uint32_t /* available */)
             m_budgetBytes -= sent;
         }
     }
+    if (m_config.traffic == "short" && m_budgetBytes == 0 && !m_closed)
+    {
+        // The whole transfer is queued: TCP sends FIN once it has left.
+        m_closed = true;
+        socket->Close();
+    }
 }
 
 void
@@ -244,10 +251,15 @@ CellGymSenderApp::VideoTick()
 }
 
 void
-CellGymSenderApp::OnRx(Ptr<const Packet> /* p */,
-                       const TcpHeader& h,
-                       Ptr<const TcpSocketBase> /* s */)
+CellGymSenderApp::OnRx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase> /* s */)
 {
+    // The socket's Rx trace fires before TCP processes the segment, so a TcpXrc sender sees the
+    // feedback of this ACK when it reacts to it.
+    XrcFeedbackTag tag;
+    if (p->PeekPacketTag(tag))
+    {
+        OnFeedback(tag);
+    }
     if (!(h.GetFlags() & TcpHeader::ACK))
     {
         return;

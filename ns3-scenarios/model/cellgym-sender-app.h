@@ -50,6 +50,10 @@ constexpr uint32_t kFlowFields = 18;
 class CellGymSenderApp : public Application
 {
   public:
+    /**
+     * @brief Get the type ID.
+     * @return the object TypeId
+     */
     static TypeId GetTypeId();
     CellGymSenderApp();
     ~CellGymSenderApp() override;
@@ -74,10 +78,17 @@ class CellGymSenderApp : public Application
     /// @return the agent congestion control of an `agent` flow, else nullptr
     Ptr<CellGymAgentCongestionOps> GetAgentOps() const;
 
-    /// @brief An ACK reached the server carrying the XRC agent's feedback.
+    /**
+     * @brief An ACK reached the sender carrying the XRC agent's feedback (called from the
+     * socket's Rx trace, before TCP processes the ACK).
+     * @param tag the feedback
+     */
     void OnFeedback(const XrcFeedbackTag& tag);
 
-    /// @brief The UE's application received `bytes` of this flow.
+    /**
+     * @brief The UE's application received data of this flow.
+     * @param bytes the bytes received
+     */
     void OnReceived(uint32_t bytes);
 
     /**
@@ -90,24 +101,93 @@ class CellGymSenderApp : public Application
     void DoDispose() override;
 
   private:
+    /// @brief Create the socket, choose its congestion control, connect.
     void StartApplication() override;
+    /// @brief Stop sending and close the socket.
     void StopApplication() override;
+
+    /**
+     * @brief Hand data to the socket, keeping about two windows queued (send callback).
+     * @param socket the socket
+     * @param available free space in its send buffer (unused: asked again)
+     */
     void Send(Ptr<Socket> socket, uint32_t available);
+
+    /// @brief Video: add the ON period's bytes of one tick to the budget and send.
     void VideoTick();
+
+    /**
+     * @brief The connection is established: start sending.
+     * @param socket the socket
+     */
     void OnConnected(Ptr<Socket> socket);
+
+    /**
+     * @brief A segment reached the socket ("Rx" trace): feedback tag, acknowledged bytes.
+     * @param p the segment's payload (tags still attached)
+     * @param h its TCP header
+     * @param s the socket
+     */
     void OnRx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase> s);
+
+    /**
+     * @brief A segment was retransmitted ("Retransmission" trace).
+     * @param p the segment
+     * @param h its TCP header
+     * @param a local address
+     * @param b peer address
+     * @param s the socket
+     */
     void OnRetx(Ptr<const Packet> p,
                 const TcpHeader& h,
                 const Address& a,
                 const Address& b,
                 Ptr<const TcpSocketBase> s);
+
+    /**
+     * @brief Congestion window trace.
+     * @param oldValue previous value, bytes
+     * @param newValue new value, bytes
+     */
     void OnCwnd(uint32_t oldValue, uint32_t newValue);
+
+    /**
+     * @brief Slow-start threshold trace.
+     * @param oldValue previous value, bytes
+     * @param newValue new value, bytes
+     */
     void OnSsThresh(uint32_t oldValue, uint32_t newValue);
+
+    /**
+     * @brief Bytes-in-flight trace.
+     * @param oldValue previous value, bytes
+     * @param newValue new value, bytes
+     */
     void OnInFlight(uint32_t oldValue, uint32_t newValue);
+
+    /**
+     * @brief Latest RTT sample trace (fires when the value changes).
+     * @param oldValue previous sample
+     * @param newValue new sample
+     */
     void OnLastRtt(Time oldValue, Time newValue);
+
+    /**
+     * @brief Congestion state trace: entries into CA_RECOVERY or CA_LOSS are loss events.
+     * @param oldValue previous state
+     * @param newValue new state
+     */
     void OnCongState(TcpSocketState::TcpCongState_t oldValue,
                      TcpSocketState::TcpCongState_t newValue);
+
+    /**
+     * @brief Pacing rate trace.
+     * @param oldValue previous rate
+     * @param newValue new rate
+     */
     void OnPacingRate(DataRate oldValue, DataRate newValue);
+
+    /// @return true once a finite flow's last byte has been received
     bool Finished() const;
 
     CellGymFlowConfig m_config;  //!< the flow
@@ -119,6 +199,7 @@ class CellGymSenderApp : public Application
     bool m_unlimited{false};     //!< bulk: no budget
     bool m_connected{false};     //!< connection established
     bool m_running{false};       //!< between start and stop
+    bool m_closed{false};        //!< Close() was called on the socket
     EventId m_videoEvent;        //!< next video tick
     Time m_startedAt;            //!< actual start time
 
