@@ -72,6 +72,7 @@ from envs.fastsim.params import (
     P_SINR_SLOPE_DB,
     P_START_JITTER_MS,
     P_TB_OVERHEAD_BYTES,
+    P_UL_PERIOD_MS,
     P_USABLE_RBS,
     P_VIDEO_TICK_MS,
     P_WINDOW_TTIS,
@@ -749,15 +750,18 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
         exited = state == ST_RECOVERY
         if cca == CCA_AGENT:
             _agent_apply(fx, fi, b, f, seg)
-    # Window growth, once per ACK that advances the cumulative ACK (not in recovery).
-    n_adv = min(new_acks, acked)
+    # Window growth, once per ACK that delivers new data (not in recovery). Growth counts the
+    # segments newly delivered (cumulatively or selectively acknowledged), so the ACK that fills
+    # a hole does not count again the segments already SACKed above it.
+    grown = min(max(delivered_segs, 0), acked + fi[b, f, I_SACKED])
+    n_adv = min(new_acks, grown)
     fi[b, f, I_UNA] = max(una, v_cum)
     if cca == CCA_BBR:
         pipe_bytes = _pipe(fi, lost, b, f, dupthresh) * seg
         _bbr_on_ack(fx, fi, bw, rng, b, f, delivered_segs * seg, rtt_last, pipe_bytes, t, seg)
     elif n_adv > 0:
-        base = acked // n_adv
-        extra = acked - base * n_adv
+        base = grown // n_adv
+        extra = grown - base * n_adv
         grow = fi[b, f, I_CSTATE] != ST_RECOVERY and not exited
         for a in range(n_adv):
             segs = base + (1 if a < extra else 0)
@@ -1012,8 +1016,10 @@ def _receive(b, f, seq, send, retx, t, p, fc, fi, fx, lost):
                 break
     else:
         fi[b, f, I_RCV_UNIQ] += 1
-        if seq + 1 > fi[b, f, I_RCV_HIGH]:
-            fi[b, f, I_RCV_HIGH] = seq + 1
+    # A retransmission can be the first copy of a segment to arrive above the highest seen (a lost
+    # tail), so it moves the highest sequence too.
+    if seq + 1 > fi[b, f, I_RCV_HIGH]:
+        fi[b, f, I_RCV_HIGH] = seq + 1
     high = fi[b, f, I_RCV_HIGH]
     cum = high
     for i in range(fi[b, f, I_LOST_LEN]):
@@ -1250,6 +1256,12 @@ def step_cell(
                 fi[b, f, I_RCV_OWD] += owd
                 fi[b, f, I_RCV_LAST_OWD] = owd
                 fi[b, f, I_DELACK_N] = 0
+            if t % int(p[P_UL_PERIOD_MS]) != 0:
+                # No uplink opportunity in this TTI: the network still sees the last ACKs.
+                prev = (t - 1) & (ring - 1)
+                for c in range(rcv.shape[3]):
+                    rcv[b, f, slot, c] = rcv[b, f, prev, c]
+                continue
             rcv[b, f, slot, V_CUM] = fi[b, f, I_RCV_CUM]
             rcv[b, f, slot, V_HIGH] = fi[b, f, I_RCV_HIGH]
             rcv[b, f, slot, V_UNIQ] = fi[b, f, I_RCV_UNIQ]

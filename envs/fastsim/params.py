@@ -82,7 +82,8 @@ P_SEG_BYTES = 32
 P_STEP_MS = 33
 P_APP_CHUNK_BYTES = 34
 P_VIDEO_TICK_MS = 35
-P_LEN = 36
+P_UL_PERIOD_MS = 36
+P_LEN = 37
 
 # -- columns of the flow settings matrix ------------------------------------------------------
 FC_UE = 0
@@ -183,6 +184,8 @@ class FastSimParams:
         air_dl_ms: eNB RLC -> UE application delay of a transport block, in ms (scheduling,
             PHY and decoding).
         air_ul_ms: UE -> eNB delay of an uplink ACK, in ms (scheduling request and grant).
+        ul_period_ms: ACKs leave the UE only at uplink transmission opportunities this far apart
+            (LTE uplink grants bunch ACKs; this breaks HyStart's ACK-train detection as in ns-3).
         harq_bler: Probability that a new transport block fails and a HARQ retransmission takes
             the UE's next allocation (0: no fading, as in ns-3's static Okumura-Hata cell).
         scheduler: ``pf`` (proportional fair, ns-3's ``PfFfMacScheduler``) or ``rr``.
@@ -205,8 +208,9 @@ class FastSimParams:
     """
 
     spec: ScenarioSpec
-    air_dl_ms: int = 4
-    air_ul_ms: int = 4
+    air_dl_ms: int = 3
+    air_ul_ms: int = 7
+    ul_period_ms: int = 2
     harq_bler: float = 0.0
     scheduler: str = "pf"
     delack_count: int = 2
@@ -234,6 +238,8 @@ class FastSimParams:
             raise SpecError(f"fastsim.harq_bler={self.harq_bler!r}: allowed [0, 1)")
         if self.air_dl_ms < 0 or self.air_ul_ms < 0:
             raise SpecError("fastsim.air_dl_ms/air_ul_ms must be >= 0")
+        if self.ul_period_ms < 1:
+            raise SpecError(f"fastsim.ul_period_ms={self.ul_period_ms!r}: allowed [1, inf)")
         if self.delack_count < 1:
             raise SpecError(f"fastsim.delack_count={self.delack_count!r}: allowed [1, inf)")
         if len(self.cqi_thresholds_db) != 15:
@@ -288,7 +294,7 @@ class FastSimParams:
         longest = 0
         for f in self.spec.flows:
             d = self._delay_ms(f.delay_ms)
-            longest = max(longest, d + self.air_dl_ms + self.air_ul_ms + 2)
+            longest = max(longest, d + self.air_dl_ms + self.air_ul_ms + self.ul_period_ms + 2)
         return 1 << int(math.ceil(math.log2(longest + 2)))
 
     def _delay_ms(self, extra_ms: float) -> int:
@@ -336,6 +342,7 @@ class FastSimParams:
         p[P_STEP_MS] = self.step_ttis
         p[P_APP_CHUNK_BYTES] = 64 * 1024
         p[P_VIDEO_TICK_MS] = 10
+        p[P_UL_PERIOD_MS] = self.ul_period_ms
         return p
 
     def flow_config(self) -> np.ndarray:
