@@ -20,48 +20,175 @@ from cellgym.scenario import ScenarioSpec
 
 @dataclass
 class EvaluateConfig:
-    """``evaluate.py``: controllers x seeds on one scenario.
+    """``evaluate.py``: controllers x scenarios x seeds, in parallel, into one tidy table.
 
     Attributes:
-        scenario: The cell (config group ``scenario``).
+        scenario: The cell (config group ``scenario``) when ``scenarios`` is empty.
+        scenarios: Scenario config names (``configs/scenario/<name>.yaml``) to evaluate on; empty:
+            just ``scenario``.
         reward: Reward weights and delay budget (config group ``reward``); the budget also sets
             ``hol_budget_compliance``.
-        controllers: Controllers for the scenario's ``agent`` flow: ns-3 TCP names or baseline
-            policy names (``baselines.POLICIES``).
-        seeds: Seeds; each maps to an ns-3 ``RngRun``.
-        backend: Simulator backend.
-        out_dir: Where results go (``<out_dir>/<controller>/seed<k>/``).
+        controllers: Controllers for the scenarios' ``agent`` flow: ns-3 TCP names or ``xrc``,
+            baseline policy names (``baselines.POLICIES``), trained checkpoints (a run directory,
+            a model ``.zip``, or ``<algo>:<path>`` such as ``ppo:runs/<dir>``).
+        seeds: Seeds; each maps to an ns-3 ``RngRun``. The same for every controller.
+        backend: Simulator backend (``ns3`` or ``fast``).
+        jobs: Simulations run at a time (worker processes); at least 1.
+        sim_time_s: When set, overrides every scenario's ``sim_time_s`` (quick runs).
+        from_s: Measure only steps ending after this time (leave out a warm-up), in seconds.
+        deterministic: Trained policies act with their mean action.
+        confidence: Level of the confidence intervals in the report, in (0, 1).
+        out_dir: Where results go (``results.parquet``, ``summary.csv``, ``report.md``, plots).
         timeout_s: Longest wait for one simulator step.
-        max_change: The environment's largest per-step change factor (policies only).
-        action_mode: ``cwnd`` or ``rate`` (policies only).
+        max_change: The environment's largest per-step change factor (baseline policies; trained
+            checkpoints use the value they were trained with).
+        action_mode: ``cwnd`` or ``rate`` (as ``max_change``).
     """
 
     scenario: ScenarioSpec = MISSING
+    scenarios: list[str] = field(default_factory=list)
     reward: RewardSpec = field(default_factory=RewardSpec)
     controllers: list[str] = field(default_factory=lambda: ["explicit_rate"])
     seeds: list[int] = field(default_factory=lambda: [1])
     backend: str = "ns3"
+    jobs: int = 2
+    sim_time_s: float | None = None
+    from_s: float = 0.0
+    deterministic: bool = True
+    confidence: float = 0.95
     out_dir: str = MISSING
     timeout_s: float = 60.0
     max_change: float = 2.0
     action_mode: str = "cwnd"
 
 
+ALGOS: tuple[str, ...] = ("PPO", "A2C", "SAC", "TD3", "RecurrentPPO")
+BACKENDS: tuple[str, ...] = ("ns3", "fast")
+LOGGERS: tuple[str, ...] = ("none", "tensorboard", "wandb")
+WANDB_MODES: tuple[str, ...] = ("auto", "online", "offline", "disabled")
+ACTION_MODES: tuple[str, ...] = ("cwnd", "rate")
+FINAL_MODELS: tuple[str, ...] = ("best", "last")
+FEATURE_SETS: tuple[str, ...] = ("raw", "derived")
+
+
+def _check_min(name: str, value: float, low: float, strict: bool = False) -> None:
+    bad = value <= low if strict else value < low
+    if bad:
+        bracket = "(" if strict else "["
+        raise ValueError(f"{name}={value!r} is out of range: allowed {bracket}{low:g}, inf)")
+
+
+def _check_in(name: str, value: Any, allowed: tuple[str, ...]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name}={value!r} is not allowed: choose one of {', '.join(allowed)}")
+
+
 @dataclass
 class AgentConfig:
-    """A Stable-Baselines3 algorithm.
+    """A Stable-Baselines3 (or sb3-contrib) algorithm.
 
     Attributes:
         name: Label for run directories and reports.
-        algo: Class name in ``stable_baselines3`` (PPO, A2C, SAC, TD3).
+        algo: Class name: PPO, A2C, SAC, TD3 (``stable_baselines3``) or RecurrentPPO
+            (``sb3_contrib``).
+        policy: Policy class name (``MlpPolicy``; ``MlpLstmPolicy`` for RecurrentPPO).
         net_arch: Hidden layer sizes of the policy and value networks.
+        policy_kwargs: Further policy constructor arguments (``net_arch`` is set from above).
         kwargs: Constructor arguments passed unchanged.
     """
 
     name: str = MISSING
     algo: str = MISSING
+    policy: str = "MlpPolicy"
     net_arch: list[int] = field(default_factory=lambda: [64, 64])
+    policy_kwargs: dict[str, Any] = field(default_factory=dict)
     kwargs: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        """Validate the fields."""
+        _check_in("agent.algo", self.algo, ALGOS)
+        for i, width in enumerate(self.net_arch):
+            _check_min(f"agent.net_arch[{i}]", width, 1)
+        if self.algo == "RecurrentPPO" and "Lstm" not in self.policy:
+            raise ValueError(f"agent.policy={self.policy!r}: RecurrentPPO needs MlpLstmPolicy")
+
+
+@dataclass
+class BackendConfig:
+    """The simulator that training runs on.
+
+    Attributes:
+        name: ``ns3`` (one simulator process per environment, ``SubprocVecEnv``) or ``fast``
+            (the numba cell model, all environments in one batch).
+        n_envs: Environments stepped in parallel.
+        start_method: ``multiprocessing`` start method of the ns-3 backend's workers.
+    """
+
+    name: str = "ns3"
+    n_envs: int = 2
+    start_method: str = "forkserver"
+
+    def __post_init__(self) -> None:
+        """Validate the fields."""
+        _check_in("backend.name", self.name, BACKENDS)
+        _check_min("backend.n_envs", self.n_envs, 1)
+        _check_in("backend.start_method", self.start_method, ("forkserver", "spawn", "fork"))
+
+
+@dataclass
+class LoggerConfig:
+    """Where training scalars go besides ``progress.csv`` (always written).
+
+    Attributes:
+        name: ``none``, ``tensorboard`` (``<run_dir>/tensorboard``) or ``wandb`` (Weights & Biases,
+            through the TensorBoard events; files in ``<run_dir>/wandb``).
+        project: W&B project.
+        entity: W&B entity (team or user); ``null``: the default one.
+        group: W&B group (e.g. a sweep's name).
+        tags: W&B tags.
+        mode: W&B mode; ``auto`` runs offline when ``WANDB_API_KEY`` is unset or
+            ``WANDB_MODE=offline`` (``wandb sync <run_dir>/wandb/offline-run-*`` uploads later).
+    """
+
+    name: str = "none"
+    project: str = "cellgym"
+    entity: str | None = None
+    group: str | None = None
+    tags: list[str] = field(default_factory=list)
+    mode: str = "auto"
+
+    def __post_init__(self) -> None:
+        """Validate the fields."""
+        _check_in("logger.name", self.name, LOGGERS)
+        _check_in("logger.mode", self.mode, WANDB_MODES)
+
+
+@dataclass
+class EvalConfig:
+    """Periodic evaluation during training: the policy and the baselines, same scenario and seeds.
+
+    Attributes:
+        freq: Evaluate every ``freq`` environment steps (over all environments); 0 disables.
+        seeds: Seeds of the evaluation episodes.
+        backend: Simulator of the periodic evaluation; ``null``: the training backend.
+        baselines: Baseline controllers evaluated beside the policy (their rows in
+            ``eval_history.csv``); deterministic given the seed, so run once and reused.
+        deterministic: Evaluate the policy's mean action.
+    """
+
+    freq: int = 10_000
+    seeds: list[int] = field(default_factory=lambda: [101, 102, 103])
+    backend: str | None = None
+    baselines: list[str] = field(default_factory=lambda: ["xrc_policy"])
+    deterministic: bool = True
+
+    def __post_init__(self) -> None:
+        """Validate the fields."""
+        _check_min("eval.freq", self.freq, 0)
+        if self.backend is not None:
+            _check_in("eval.backend", self.backend, BACKENDS)
+        if self.freq > 0 and not self.seeds:
+            raise ValueError("eval.seeds is empty: give at least one seed (or eval.freq=0)")
 
 
 @dataclass
@@ -72,31 +199,67 @@ class TrainConfig:
         scenario: The cell (config group ``scenario``); it needs exactly one ``agent`` flow.
         reward: Reward weights and budget (config group ``reward``).
         agent: The algorithm (config group ``agent``).
-        seed: The run's seed; ``null`` draws one and records it.
+        backend: The training simulator and its parallelism (config group ``backend``).
+        logger: TensorBoard / W&B (config group ``logger``).
+        eval: Periodic evaluation beside the baselines (``eval_history.csv``, best model).
+        seed: The run's seed; ``null`` draws one and records it in ``seed.txt``.
         total_timesteps: Environment steps of training (over all environments).
-        n_envs: Environments in parallel (one simulator process each on the ns-3 backend).
-        backend: Simulator backend.
         max_change: The environment's largest per-step change factor.
         action_mode: ``cwnd`` or ``rate``.
-        eval_seeds: Seeds of the evaluation episodes (the same for every controller).
-        eval_baselines: Controllers evaluated beside the trained policy.
+        features: The policy's input: ``raw`` observations or ``derived`` (raw plus XRC-style
+            ratios, ``agents.features``).
+        norm_obs: Normalise observations (``VecNormalize``, saved with every checkpoint).
+        norm_reward: Normalise rewards by the running return's scale.
+        checkpoint_freq: Checkpoint every this many environment steps (0: only at the end).
+        progress_bar: Show a progress bar; ``null``: only when stderr is a terminal.
+        final_model: Model evaluated at the end: ``best`` (best periodic evaluation) or ``last``.
+        eval_backend: Simulator of the final evaluation.
+        eval_seeds: Seeds of the final evaluation (the same for every controller).
+        eval_baselines: Controllers evaluated beside the trained policy at the end.
         run_dir: Where the run's files go.
+        resume: A run directory to continue from its latest checkpoint (its saved config is
+            used; the other overrides on the command line apply on top).
         timeout_s: Longest wait for one simulator step.
     """
 
     scenario: ScenarioSpec = MISSING
     reward: RewardSpec = field(default_factory=RewardSpec)
     agent: AgentConfig = MISSING
+    backend: BackendConfig = field(default_factory=BackendConfig)
+    logger: LoggerConfig = field(default_factory=LoggerConfig)
+    eval: EvalConfig = field(default_factory=EvalConfig)
     seed: int | None = None
     total_timesteps: int = 5000
-    n_envs: int = 2
-    backend: str = "ns3"
     max_change: float = 2.0
     action_mode: str = "cwnd"
+    features: str = "raw"
+    norm_obs: bool = True
+    norm_reward: bool = True
+    checkpoint_freq: int = 10_000
+    progress_bar: bool | None = None
+    final_model: str = "best"
+    eval_backend: str = "ns3"
     eval_seeds: list[int] = field(default_factory=lambda: [101])
     eval_baselines: list[str] = field(default_factory=lambda: ["xrc_policy", "cubic"])
     run_dir: str = MISSING
+    resume: str | None = None
     timeout_s: float = 60.0
+
+    def __post_init__(self) -> None:
+        """Validate the top-level fields (the groups validate themselves)."""
+        if self.seed is not None and not 0 <= self.seed < 2**32:
+            raise ValueError(f"seed={self.seed!r} is out of range: allowed [0, 2**32)")
+        _check_min("total_timesteps", self.total_timesteps, 1)
+        if not 1.0 < self.max_change <= 100.0:
+            raise ValueError(f"max_change={self.max_change!r} is out of range: allowed (1, 100]")
+        _check_in("action_mode", self.action_mode, ACTION_MODES)
+        _check_in("features", self.features, FEATURE_SETS)
+        _check_min("checkpoint_freq", self.checkpoint_freq, 0)
+        _check_in("final_model", self.final_model, FINAL_MODELS)
+        _check_in("eval_backend", self.eval_backend, BACKENDS)
+        if not self.eval_seeds:
+            raise ValueError("eval_seeds is empty: give at least one seed")
+        _check_min("timeout_s", self.timeout_s, 0.0, strict=True)
 
 
 def register_configs() -> None:
@@ -107,6 +270,8 @@ def register_configs() -> None:
     cs.store(group="agent", name="base_agent", node=AgentConfig)
     cs.store(group="scenario", name="base_scenario", node=ScenarioSpec)
     cs.store(group="reward", name="base_reward", node=RewardSpec)
+    cs.store(group="backend", name="base_backend", node=BackendConfig)
+    cs.store(group="logger", name="base_logger", node=LoggerConfig)
 
 
 def to_dict(cfg: Any) -> dict[str, Any]:
@@ -114,3 +279,24 @@ def to_dict(cfg: Any) -> dict[str, Any]:
     from omegaconf import OmegaConf
 
     return OmegaConf.to_container(cfg, resolve=True)  # type: ignore[return-value]
+
+
+def validate_train(cfg: Any) -> TrainConfig:
+    """Build the typed ``TrainConfig`` from a composed config, checking every range.
+
+    Raises:
+        ValueError: Naming the first field whose value is out of range (e.g.
+            ``backend.n_envs=0 is out of range: allowed [1, inf)``).
+    """
+    from omegaconf import OmegaConf
+
+    try:
+        obj = OmegaConf.to_object(cfg)
+    except Exception as exc:  # OmegaConf wraps the dataclasses' ValueError; surface it
+        cause = exc.__cause__ or exc.__context__
+        if isinstance(cause, ValueError):
+            raise cause from exc
+        raise
+    if not isinstance(obj, TrainConfig):
+        obj = TrainConfig(**obj)  # type: ignore[arg-type]
+    return obj

@@ -1,0 +1,438 @@
+"""Training callbacks: periodic evaluation beside the baselines, resumable checkpoints, progress.
+
+- ``PeriodicEvalCallback`` runs the current policy and the baselines (XRC) on the same evaluation
+  scenario and seeds through ``cellgym.evaluation.run_controller`` (the code path of the final
+  evaluation), logs both to the SB3 logger (CSV, TensorBoard, W&B), appends one row per
+  (timesteps, controller) to ``eval_history.csv`` and keeps the best model.
+- ``ResumableCheckpointCallback`` saves model, ``VecNormalize`` statistics, the replay buffer
+  (off-policy) and the evaluation state, then points ``checkpoints/latest.json`` at them; the
+  pointer is written last and atomically, so a run killed mid-save resumes from the previous one.
+- ``ProgressBarCallback`` shows steps/s, the mean reward per step of recent training episodes and
+  the last evaluation of the policy beside XRC.
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import logging
+import os
+import time
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from stable_baselines3.common.callbacks import BaseCallback
+
+from agents.factory import OFF_POLICY, NormalizedPolicy
+from cellgym.metrics import compute_metrics
+from cellgym.reward import RewardSpec, reward_terms
+from cellgym.scenario import ScenarioSpec
+
+log = logging.getLogger(__name__)
+
+#: Columns of ``eval_history.csv`` (one row per evaluation and controller, means over seeds).
+EVAL_COLUMNS: tuple[str, ...] = (
+    "timesteps",
+    "controller",
+    "n_seeds",
+    "reward_mean",
+    "reward_std",
+    "utilization",
+    "jain_fairness",
+    "hol_budget_compliance",
+    "hol_delay_ms_p50",
+    "hol_delay_ms_p90",
+    "hol_delay_ms_p99",
+    "queueing_delay_ms_p50",
+    "queueing_delay_ms_p90",
+    "throughput_mbps",
+    "wall_time_s",
+)
+
+
+def _mean(values: Sequence[float | None]) -> float:
+    v = np.array([x for x in values if x is not None], dtype=np.float64)
+    return float(v.mean()) if v.size else float("nan")
+
+
+def summarize(results: Sequence[dict[str, Any]], flow: int) -> dict[str, Any]:
+    """Mean over seeds of the metrics that ``eval_history.csv`` keeps (``compute_metrics`` keys).
+
+    Args:
+        results: ``compute_metrics`` of each seed's episode, one controller.
+        flow: Index of the controlled flow (for its throughput).
+    """
+    rewards = [m["mean_reward"] for m in results]
+    row = {
+        "n_seeds": len(results),
+        "reward_mean": _mean(rewards),
+        "reward_std": float(np.std([r for r in rewards if r is not None]))
+        if any(r is not None for r in rewards)
+        else float("nan"),
+        "utilization": _mean([m["utilization"] for m in results]),
+        "jain_fairness": _mean([m["jain_fairness"] for m in results]),
+        "hol_budget_compliance": _mean([m["hol_budget_compliance"] for m in results]),
+        "throughput_mbps": _mean([m["flows"][flow]["throughput_mbps"] for m in results]),
+    }
+    for p in ("p50", "p90", "p99"):
+        row[f"hol_delay_ms_{p}"] = _mean([m["hol_delay_ms"][p] for m in results])
+    for p in ("p50", "p90"):
+        row[f"queueing_delay_ms_{p}"] = _mean([m["queueing_delay_ms"][p] for m in results])
+    return row
+
+
+def evaluate_controller(
+    spec: ScenarioSpec,
+    controller: str,
+    seeds: Sequence[int],
+    reward: RewardSpec,
+    backend: str,
+    timeout_s: float,
+    max_change: float,
+    action_mode: str,
+    policy: Any = None,
+) -> list[dict[str, Any]]:
+    """``compute_metrics`` of ``controller`` on each seed (``run_controller``, one code path).
+
+    A native controller (ns-3's TCPs) gets no reward from an environment; its ``mean_reward`` is
+    computed from the same step records with ``cellgym.reward.reward_terms``, so every row of a
+    comparison is scored by the same reward.
+    """
+    from cellgym.evaluation import run_controller
+
+    out = []
+    for seed in seeds:
+        rec = run_controller(
+            spec,
+            controller,
+            int(seed),
+            reward,
+            backend,
+            timeout_s,
+            max_change,
+            action_mode,
+            policy=policy,
+        )
+        if not np.isfinite(rec.rewards[1:]).any():
+            score_records(rec, reward, spec.agent_flows[0])
+        out.append(compute_metrics(rec, delay_budget_ms=reward.delay_budget_ms))
+    return out
+
+
+def score_records(rec: Any, reward: RewardSpec, flow: int) -> None:
+    """Fill ``rec.rewards`` of a native run with the reward that ``flow`` earned.
+
+    Args:
+        rec: The run's ``EpisodeRecords``.
+        reward: Reward weights and budget.
+        flow: Index of the flow the controller drove (the scenario's ``agent`` flow).
+    """
+    spec = rec.spec
+    flow_ue = np.array([f.ue for f in spec.flows])
+    step_s = spec.step_ms / 1000.0
+    for i in range(1, len(rec.times)):
+        terms = reward_terms(rec.flows[i], rec.ues[i], flow_ue, flow, step_s, reward)
+        rec.rewards[i] = terms["reward"]
+
+
+def read_eval_history(path: Path) -> list[dict[str, str]]:
+    """Rows of ``eval_history.csv`` (empty when the file does not exist)."""
+    if not path.is_file():
+        return []
+    with path.open(newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def truncate_eval_history(path: Path, timesteps: int) -> None:
+    """Drop the rows after ``timesteps`` (evaluations a killed run made after its checkpoint)."""
+    rows = [r for r in read_eval_history(path) if int(float(r["timesteps"])) <= timesteps]
+    if not path.is_file():
+        return
+    with path.open("w", newline="") as f:
+        writer = csv.DictWriter(f, fieldnames=list(EVAL_COLUMNS))
+        writer.writeheader()
+        writer.writerows(rows)
+
+
+class PeriodicEvalCallback(BaseCallback):
+    """Every ``freq`` steps, evaluate the policy and the baselines on the same scenario and seeds.
+
+    Args:
+        spec: The evaluation scenario.
+        reward: Reward weights and budget.
+        label: The policy's name in reports (``cfg.agent.name``).
+        seeds: Evaluation seeds (the same for every controller).
+        baselines: Baseline controllers (``xrc_policy``, ...); deterministic given the seed, so
+            each is run once and its row repeated at every evaluation.
+        backend: Simulator of the evaluation.
+        freq: Evaluation period in environment steps (over all environments).
+        run_dir: Receives ``eval_history.csv``, ``best_model.zip`` and
+            ``best_vecnormalize.pkl``.
+        env_kwargs: ``max_change``, ``action_mode`` and ``timeout_s``.
+        deterministic: Evaluate the policy's mean action.
+        features: The policy's feature set (``agents.features``).
+    """
+
+    def __init__(
+        self,
+        spec: ScenarioSpec,
+        reward: RewardSpec,
+        label: str,
+        seeds: Sequence[int],
+        baselines: Sequence[str],
+        backend: str,
+        freq: int,
+        run_dir: Path,
+        env_kwargs: dict[str, Any],
+        deterministic: bool = True,
+        features: str = "raw",
+    ) -> None:
+        super().__init__()
+        self.features = features
+        self.spec = spec
+        self.reward_spec = reward
+        self.label = label
+        self.seeds = list(seeds)
+        self.baselines = list(baselines)
+        self.backend = backend
+        self.freq = int(freq)
+        self.run_dir = Path(run_dir)
+        self.env_kwargs = env_kwargs
+        self.deterministic = deterministic
+        self.history_path = self.run_dir / "eval_history.csv"
+        self.best_reward = -np.inf
+        self.last_eval_timesteps = -1
+        self.last: dict[str, dict[str, float]] = {}
+        self._baseline_rows: dict[str, dict[str, float]] = {}
+        self._t0 = time.monotonic()
+
+    # -- state for resume ----------------------------------------------------------------------
+    def state(self) -> dict[str, Any]:
+        """What a checkpoint keeps: the best reward and the last evaluation."""
+        return {
+            "best_reward": None if not np.isfinite(self.best_reward) else self.best_reward,
+            "last_eval_timesteps": self.last_eval_timesteps,
+        }
+
+    def load_state(self, state: dict[str, Any]) -> None:
+        """Restore ``state()`` from a checkpoint."""
+        best = state.get("best_reward")
+        self.best_reward = -np.inf if best is None else float(best)
+        self.last_eval_timesteps = int(state.get("last_eval_timesteps", -1))
+
+    # -- SB3 hooks -----------------------------------------------------------------------------
+    def _on_step(self) -> bool:
+        if self.freq > 0 and self.num_timesteps // self.freq > max(self.last_eval_timesteps, 0) // (
+            self.freq
+        ):
+            self.evaluate()
+        return True
+
+    def _on_training_end(self) -> None:
+        if self.freq > 0 and self.last_eval_timesteps != self.num_timesteps:
+            self.evaluate()
+
+    # -- evaluation ----------------------------------------------------------------------------
+    def _run(self, controller: str, policy: Any = None) -> dict[str, float]:
+        results = evaluate_controller(
+            self.spec,
+            controller,
+            self.seeds,
+            self.reward_spec,
+            self.backend,
+            self.env_kwargs.get("timeout_s", 60.0),
+            self.env_kwargs.get("max_change", 2.0),
+            self.env_kwargs.get("action_mode", "cwnd"),
+            policy=policy,
+        )
+        return summarize(results, self.spec.agent_flows[0])
+
+    def evaluate(self) -> dict[str, dict[str, float]]:
+        """Evaluate now; log, append to ``eval_history.csv``, keep the best model."""
+        venv = self.model.get_vec_normalize_env()
+        policy = NormalizedPolicy(self.model, venv, self.features, self.deterministic)
+        rows = {self.label: self._run(self.label, policy)}
+        for name in self.baselines:
+            if name not in self._baseline_rows:
+                self._baseline_rows[name] = self._run(name)
+            rows[name] = self._baseline_rows[name]
+        wall = time.monotonic() - self._t0
+        for name, row in rows.items():
+            row["wall_time_s"] = wall
+            for key in ("reward_mean", "utilization", "jain_fairness", "hol_delay_ms_p90"):
+                self.logger.record(f"eval/{name}/{key}", row[key])
+        if self.baselines:
+            ref = rows[self.baselines[0]]["reward_mean"]
+            self.logger.record(
+                f"eval/{self.label}_minus_{self.baselines[0]}",
+                rows[self.label]["reward_mean"] - ref,
+            )
+        # The row's step, so that a resumed run can drop the rows logged after its checkpoint.
+        self.logger.record("time/total_timesteps", self.num_timesteps, exclude="tensorboard")
+        self.logger.dump(self.num_timesteps)
+        self._append(rows)
+        self.last = rows
+        self.last_eval_timesteps = self.num_timesteps
+        score = rows[self.label]["reward_mean"]
+        if np.isfinite(score) and score > self.best_reward:
+            self.best_reward = score
+            self.model.save(self.run_dir / "best_model.zip")
+            if venv is not None:
+                venv.save(str(self.run_dir / "best_vecnormalize.pkl"))
+            log.info("new best model at %d steps: reward %.4f", self.num_timesteps, score)
+        return rows
+
+    def _append(self, rows: dict[str, dict[str, float]]) -> None:
+        new = not self.history_path.is_file()
+        with self.history_path.open("a", newline="") as f:
+            writer = csv.DictWriter(f, fieldnames=list(EVAL_COLUMNS))
+            if new:
+                writer.writeheader()
+            for name, row in rows.items():
+                writer.writerow({"timesteps": self.num_timesteps, "controller": name, **row})
+
+
+def _atomic_write(path: Path, text: str) -> None:
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text)
+    os.replace(tmp, path)
+
+
+class ResumableCheckpointCallback(BaseCallback):
+    """Checkpoint every ``freq`` steps, with what a resumed run needs.
+
+    Files in ``save_dir``: ``<prefix>_<steps>_steps.zip``, ``<prefix>_vecnormalize_<steps>_steps
+    .pkl``, ``<prefix>_replay_buffer_<steps>_steps.pkl`` (off-policy) and ``latest.json``.
+
+    Args:
+        save_dir: The checkpoint folder.
+        freq: Period in environment steps (over all environments); 0: never.
+        prefix: File name prefix (the agent's name).
+        eval_callback: Its ``state()`` goes into the checkpoint.
+    """
+
+    def __init__(
+        self,
+        save_dir: Path,
+        freq: int,
+        prefix: str,
+        eval_callback: PeriodicEvalCallback | None = None,
+    ) -> None:
+        super().__init__()
+        self.save_dir = Path(save_dir)
+        self.freq = int(freq)
+        self.prefix = prefix
+        self.eval_callback = eval_callback
+        self._last_bucket = 0
+
+    def _on_training_start(self) -> None:
+        self.save_dir.mkdir(parents=True, exist_ok=True)
+        if self.freq > 0:
+            self._last_bucket = self.num_timesteps // self.freq
+
+    def _on_step(self) -> bool:
+        if self.freq > 0 and self.num_timesteps // self.freq > self._last_bucket:
+            self._last_bucket = self.num_timesteps // self.freq
+            self.save()
+        return True
+
+    def save(self) -> dict[str, Any]:
+        """Write one checkpoint and point ``latest.json`` at it."""
+        steps = self.num_timesteps
+        model = self.save_dir / f"{self.prefix}_{steps}_steps.zip"
+        self.model.save(model)
+        entry: dict[str, Any] = {"timesteps": steps, "model": model.name}
+        venv = self.model.get_vec_normalize_env()
+        if venv is not None:
+            path = self.save_dir / f"{self.prefix}_vecnormalize_{steps}_steps.pkl"
+            venv.save(str(path))
+            entry["vecnormalize"] = path.name
+        if type(self.model).__name__ in OFF_POLICY:
+            path = self.save_dir / f"{self.prefix}_replay_buffer_{steps}_steps.pkl"
+            self.model.save_replay_buffer(str(path))
+            entry["replay_buffer"] = path.name
+        if self.eval_callback is not None:
+            entry["eval_state"] = self.eval_callback.state()
+        _atomic_write(self.save_dir / "latest.json", json.dumps(entry, indent=2) + "\n")
+        log.info("checkpoint at %d steps", steps)
+        return entry
+
+
+def latest_checkpoint(save_dir: Path) -> dict[str, Any] | None:
+    """The entry of ``latest.json`` with absolute paths, or ``None`` when there is none."""
+    pointer = Path(save_dir) / "latest.json"
+    if not pointer.is_file():
+        return None
+    entry = json.loads(pointer.read_text())
+    for key in ("model", "vecnormalize", "replay_buffer"):
+        if key in entry:
+            entry[key] = Path(save_dir) / entry[key]
+    return entry
+
+
+class ProgressBarCallback(BaseCallback):
+    """A tqdm bar over the training steps: steps/s, reward per step, last evaluation vs XRC.
+
+    Args:
+        total_timesteps: The run's target (the bar's total).
+        eval_callback: Source of the last evaluation's figures.
+        baseline: The baseline shown beside the policy.
+    """
+
+    def __init__(
+        self,
+        total_timesteps: int,
+        eval_callback: PeriodicEvalCallback | None = None,
+        baseline: str = "xrc_policy",
+    ) -> None:
+        super().__init__()
+        self.total_timesteps = total_timesteps
+        self.eval_callback = eval_callback
+        self.baseline = baseline
+        self.bar: Any = None
+        self._last_post = 0.0
+
+    def _on_training_start(self) -> None:
+        from tqdm.auto import tqdm
+
+        self.bar = tqdm(
+            total=self.total_timesteps,
+            initial=self.num_timesteps,
+            unit="step",
+            unit_scale=True,
+            dynamic_ncols=True,
+            desc="train",
+        )
+
+    def _on_step(self) -> bool:
+        assert self.bar is not None
+        self.bar.update(self.num_timesteps - self.bar.n)
+        now = time.monotonic()
+        if now - self._last_post > 0.5:
+            self._last_post = now
+            self.bar.set_postfix_str(self.postfix(), refresh=False)
+        return True
+
+    def postfix(self) -> str:
+        """``rew/step`` of recent episodes, then ``eval <policy> vs <baseline>``."""
+        parts = []
+        infos = list(self.model.ep_info_buffer or [])
+        if infos:
+            per_step = np.mean([i["r"] / max(i["l"], 1) for i in infos])
+            parts.append(f"rew/step {per_step:.3f}")
+        ev = self.eval_callback
+        if ev is not None and ev.last:
+            mine = ev.last[ev.label]["reward_mean"]
+            text = f"eval {mine:.3f}"
+            if self.baseline in ev.last:
+                text += f" vs {self.baseline} {ev.last[self.baseline]['reward_mean']:.3f}"
+            parts.append(text)
+        return ", ".join(parts)
+
+    def _on_training_end(self) -> None:
+        if self.bar is not None:
+            self.bar.update(self.num_timesteps - self.bar.n)
+            self.bar.set_postfix_str(self.postfix())
+            self.bar.close()

@@ -1,0 +1,156 @@
+"""Build the pieces of a training run: vectorised environments, the SB3 model, the policy wrapper.
+
+The ns-3 backend runs one simulator process per environment under ``SubprocVecEnv``; the fast
+backend steps all environments as one batch (``envs.fastsim.vector_env.make_fast_vec_env``).
+Either way the stack is ``base -> VecMonitor/Monitor -> VecNormalize``, so episode statistics are
+raw rewards and the policy sees normalised observations.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from agents.features import FeatureVecEnv, transform
+from configs.schema import TrainConfig
+
+OFF_POLICY: tuple[str, ...] = ("SAC", "TD3")
+
+
+class NormalizedPolicy:
+    """A trained model behind the observation normalisation it was trained with.
+
+    ``predict`` follows SB3's ``PolicyPredictor``: the recurrent state and ``episode_start`` are
+    passed through unchanged, so a ``RecurrentPPO`` policy keeps its LSTM state across the steps
+    of ``cellgym.evaluation.run_policy``'s loop.
+
+    Args:
+        model: An SB3 model.
+        vec_normalize: The training ``VecNormalize`` (its statistics are used, not updated), or
+            ``None`` when observations were not normalised.
+        features: The feature set the model was trained on (``agents.features``).
+        deterministic: When set, overrides the caller's ``deterministic``.
+    """
+
+    def __init__(
+        self,
+        model: Any,
+        vec_normalize: Any,
+        features: str = "raw",
+        deterministic: bool | None = None,
+    ) -> None:
+        self.model = model
+        self.vec_normalize = vec_normalize
+        self.features = features
+        self.deterministic = deterministic
+
+    def predict(
+        self,
+        observation: np.ndarray,
+        state: Any = None,
+        episode_start: np.ndarray | None = None,
+        deterministic: bool = True,
+    ) -> tuple[np.ndarray, Any]:
+        """SB3's ``predict`` on normalised observations."""
+        obs = transform(observation, self.features)
+        if self.vec_normalize is not None and self.vec_normalize.norm_obs:
+            obs = self.vec_normalize.normalize_obs(obs)
+        if self.deterministic is not None:
+            deterministic = self.deterministic
+        return self.model.predict(
+            obs, state=state, episode_start=episode_start, deterministic=deterministic
+        )
+
+
+def algo_class(name: str) -> type:
+    """The SB3 / sb3-contrib class called ``name``."""
+    if name == "RecurrentPPO":
+        from sb3_contrib import RecurrentPPO
+
+        return RecurrentPPO
+    import stable_baselines3
+
+    return getattr(stable_baselines3, name)
+
+
+def env_kwargs(cfg: TrainConfig) -> dict[str, Any]:
+    """Environment arguments shared by training and evaluation."""
+    return {"max_change": cfg.max_change, "action_mode": cfg.action_mode}
+
+
+def _make_ns3_env_fn(spec: dict[str, Any], reward: dict[str, Any], kwargs: dict[str, Any]):
+    def make() -> Any:
+        from stable_baselines3.common.monitor import Monitor
+
+        from envs.lte_cell import LteCellEnv
+
+        return Monitor(LteCellEnv(scenario=spec, reward=reward, backend="ns3", **kwargs))
+
+    return make
+
+
+def make_base_vec_env(cfg: TrainConfig, seed: int) -> Any:
+    """The training environments of ``cfg.backend`` (without normalisation), seeded ``seed + i``."""
+    from dataclasses import asdict
+
+    from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
+
+    spec, reward = asdict(cfg.scenario), asdict(cfg.reward)
+    n = cfg.backend.n_envs
+    if cfg.backend.name == "fast":
+        from envs.fastsim.vector_env import make_fast_vec_env
+
+        venv = make_fast_vec_env(spec, n, seed=seed, sb3=True, reward=reward, **env_kwargs(cfg))
+        return FeatureVecEnv(VecMonitor(venv), cfg.features)
+    kwargs = {**env_kwargs(cfg), "timeout_s": cfg.timeout_s}
+    fns = [_make_ns3_env_fn(spec, reward, kwargs)] * n
+    if n > 1:
+        venv = SubprocVecEnv(fns, start_method=cfg.backend.start_method)
+    else:
+        venv = DummyVecEnv(fns)
+    venv.seed(seed)
+    return FeatureVecEnv(venv, cfg.features)
+
+
+def make_vec_env(cfg: TrainConfig, seed: int, vecnormalize_path: Path | None = None) -> Any:
+    """Training environments wrapped in ``VecNormalize`` (fresh, or loaded from a checkpoint)."""
+    from stable_baselines3.common.vec_env import VecNormalize
+
+    base = make_base_vec_env(cfg, seed)
+    if vecnormalize_path is not None:
+        venv = VecNormalize.load(str(vecnormalize_path), base)
+        venv.training = True
+        return venv
+    return VecNormalize(
+        base,
+        norm_obs=cfg.norm_obs,
+        norm_reward=cfg.norm_reward,
+        clip_obs=10.0,
+        gamma=float(cfg.agent.kwargs.get("gamma", 0.99)),
+    )
+
+
+def make_model(cfg: TrainConfig, venv: Any, seed: int) -> Any:
+    """A fresh SB3 model of ``cfg.agent`` on ``venv``."""
+    cls = algo_class(cfg.agent.algo)
+    policy_kwargs = {**cfg.agent.policy_kwargs, "net_arch": list(cfg.agent.net_arch)}
+    return cls(
+        cfg.agent.policy,
+        venv,
+        seed=seed,
+        verbose=0,
+        device="cpu",
+        policy_kwargs=policy_kwargs,
+        **cfg.agent.kwargs,
+    )
+
+
+def load_model(cfg: TrainConfig, path: Path, venv: Any, replay_buffer: Path | None = None) -> Any:
+    """A model saved at ``path``, attached to ``venv`` (and its replay buffer, if off-policy)."""
+    cls = algo_class(cfg.agent.algo)
+    model = cls.load(str(path), env=venv, device="cpu")
+    if replay_buffer is not None and replay_buffer.is_file():
+        model.load_replay_buffer(str(replay_buffer))
+    return model
