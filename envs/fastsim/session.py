@@ -59,6 +59,12 @@ class FastSession:
         self._cell.step(acts.reshape(1, self._num_agents, 2) if self._num_agents else None)
         return self._raw()
 
+    def set_distances(self, distances_m: np.ndarray) -> None:
+        """Move the cell's UEs now (``[U]`` metres): replays a distance trace, e.g. ns-3's."""
+        if self._cell is None:
+            raise RuntimeError("call start() before set_distances()")
+        self._cell.set_distances(np.asarray(distances_m, dtype=np.float64).reshape(1, -1))
+
     def close(self) -> None:
         """Release the cell; idempotent."""
         self._cell = None

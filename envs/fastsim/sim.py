@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from cellgym.fields import UE
 from envs.fastsim import core
 from envs.fastsim.params import FastSimParams
-from envs.fastsim.state import CellState
+from envs.fastsim.state import U_DIST, U_MCS, CellState
 
 #: From this many cells on, the batch is spread over threads (numba ``prange``).
 PARALLEL_MIN_CELLS = 64
@@ -69,6 +70,24 @@ class FastCellBatch:
             s.act[:, self._agents, 2] = 1.0
         self._step(self.step_ms, self._p, self._fc, self._tbs, self._cqi, *s.arrays())
         self.t_ms = s.cs[:, 0].copy()
+
+    def set_distances(self, distances_m: np.ndarray) -> None:
+        """Move the UEs now: ``[B, U]`` distances in metres (replaying a trace, e.g. ns-3's).
+
+        The channel (MCS) follows at once; used with ``mobility="static"`` so that the kernel's
+        own random moves do not interfere.
+        """
+        d = np.asarray(distances_m, dtype=np.float64).reshape(self.batch, -1)
+        n_ues = self.state.ue.shape[1]
+        if d.shape[1] != n_ues:
+            raise ValueError(f"distances_m has {d.shape[1]} UEs per cell: expected {n_ues}")
+        if not np.all((d >= 1.0) & (d <= 100_000.0)):
+            raise ValueError("distances_m out of range: allowed [1, 100000] m")
+        for b in range(self.batch):
+            for u in range(n_ues):
+                self.state.ue[b, u, U_DIST] = d[b, u]
+                self.state.ue[b, u, U_MCS] = core._mcs_of(d[b, u], self._p, self._cqi)
+                self.state.obs_ues[b, u, UE["distance_m"]] = d[b, u]
 
     @property
     def flows(self) -> np.ndarray:

@@ -1,0 +1,153 @@
+"""Environment steps per second: the ns-3 backend against the fast backend, single and batched.
+
+    .venv/bin/python bench/fast_backend.py [--ns3-sim-time 5] [--seconds 3] [--skip-ns3]
+
+Scenario: one UE at 100 m, 50 RBs, one bulk flow driven by the agent (``CellGym/LteSingleFlow``),
+20 ms steps, action 0 (keep the window). It times:
+
+- the ns-3 backend: ``LteCellEnv(backend="ns3")``, steps of one episode (reset timed apart);
+- the fast backend, one environment: ``gym.make("CellGym/LteSingleFlow-v0", backend="fast")``;
+- the fast backend batched: ``make_fast_vec_env`` (Gymnasium ``VectorEnv``) with 1, 64 and 1024
+  cells, counting every cell's step (aggregate env steps/s), and the bare compiled kernel
+  (``FastCellBatch.step``) on the same batches, which shows the Python wrapper's share;
+- how cost grows with UEs per cell (one CUBIC flow per UE) and flows per cell (CUBIC flows on
+  one UE), for 1 and 64 cells of the bare kernel.
+
+Every figure is from this one run; ratios are against the ns-3 figure of the same run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import gymnasium as gym  # noqa: E402
+import numpy as np  # noqa: E402
+
+import envs  # noqa: E402,F401
+from cellgym.scenario import FlowSpec, ScenarioSpec  # noqa: E402
+from envs.fastsim import FastCellBatch, FastSimParams  # noqa: E402
+from envs.fastsim.vector_env import make_fast_vec_env  # noqa: E402
+from envs.lte_cell import LteCellEnv  # noqa: E402
+
+#: Long enough that no timed loop reaches the end of an episode.
+LONG_S = 3600.0
+
+
+def timed(step: Callable[[], None], seconds: float, per_call: int = 1) -> float:
+    """Calls of ``step`` per second (times ``per_call``) over about ``seconds`` of wall time."""
+    step()  # warm: compilation, caches
+    n, t0 = 0, time.perf_counter()
+    while True:
+        step()
+        n += 1
+        if n % 8 == 0 and time.perf_counter() - t0 >= seconds:
+            break
+    return n * per_call / (time.perf_counter() - t0)
+
+
+def bench_ns3(sim_time_s: float) -> tuple[float, float]:
+    """(steps/s, reset s) of ``LteCellEnv(backend="ns3")`` over one episode."""
+    spec = {"name": "single_flow", "sim_time_s": sim_time_s, "flows": [{"cca": "agent"}]}
+    env = LteCellEnv(scenario=spec, backend="ns3")
+    try:
+        t0 = time.perf_counter()
+        env.reset(seed=1)
+        reset_s = time.perf_counter() - t0
+        action = np.zeros(1, dtype=np.float32)
+        n, t0 = 0, time.perf_counter()
+        done = False
+        while not done:
+            _, _, terminated, truncated, _ = env.step(action)
+            done = terminated or truncated
+            n += 1
+        return n / (time.perf_counter() - t0), reset_s
+    finally:
+        env.close()
+
+
+def bench_fast_single(seconds: float) -> float:
+    """Steps/s of one fast environment made through ``gym.make``."""
+    env = gym.make(
+        "CellGym/LteSingleFlow-v0",
+        backend="fast",
+        scenario={"name": "single_flow", "sim_time_s": LONG_S, "flows": [{"cca": "agent"}]},
+    )
+    env.reset(seed=1)
+    action = np.zeros(1, dtype=np.float32)
+    rate = timed(lambda: env.step(action), seconds)
+    env.close()
+    return rate
+
+
+def bench_vec(num_envs: int, seconds: float) -> float:
+    """Aggregate env steps/s of ``make_fast_vec_env`` with ``num_envs`` cells."""
+    spec = {"name": "single_flow", "sim_time_s": LONG_S, "flows": [{"cca": "agent"}]}
+    venv = make_fast_vec_env(spec, num_envs=num_envs, seed=1)
+    venv.reset(seed=1)
+    actions = np.zeros((num_envs, 1), dtype=np.float32)
+    return timed(lambda: venv.step(actions), seconds, per_call=num_envs)
+
+
+def bench_kernel(spec: ScenarioSpec, batch: int, seconds: float) -> float:
+    """Aggregate cell steps/s of the bare kernel (``FastCellBatch.step``)."""
+    cells = FastCellBatch(FastSimParams.from_spec(spec), batch)
+    cells.reset(np.arange(1, batch + 1))
+    actions = None
+    if spec.agent_flows:
+        actions = np.tile([[[50_000.0, 0.0]]], (batch, len(spec.agent_flows), 1))
+    return timed(lambda: cells.step(actions), seconds, per_call=batch)
+
+
+def main() -> None:
+    """Print the figures."""
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
+    ap.add_argument("--ns3-sim-time", type=float, default=5.0, help="simulated s of the ns-3 run")
+    ap.add_argument("--seconds", type=float, default=3.0, help="wall s per fast measurement")
+    ap.add_argument("--skip-ns3", action="store_true", help="no ns-3 run (no ratios)")
+    args = ap.parse_args()
+    if not 1.0 <= args.ns3_sim_time <= 600.0:
+        ap.error(f"--ns3-sim-time={args.ns3_sim_time}: allowed [1, 600]")
+    if not 0.1 <= args.seconds <= 600.0:
+        ap.error(f"--seconds={args.seconds}: allowed [0.1, 600]")
+
+    ns3 = None
+    if not args.skip_ns3:
+        ns3, reset_s = bench_ns3(args.ns3_sim_time)
+        print(f"ns-3 backend (LteCellEnv)         {ns3:>12,.0f} steps/s   (reset {reset_s:.2f} s)")
+
+    def line(label: str, rate: float) -> None:
+        ratio = f"   x{rate / ns3:,.0f} ns-3" if ns3 else ""
+        print(f"{label:<34}{rate:>12,.0f} steps/s{ratio}", flush=True)
+
+    line("fast, gym.make single env", bench_fast_single(args.seconds))
+    single_agent = ScenarioSpec(name="bench", sim_time_s=LONG_S, flows=[FlowSpec(cca="agent")])
+    for b in (1, 64, 1024):
+        line(f"fast, VectorEnv {b} cells", bench_vec(b, args.seconds))
+        line(f"fast, bare kernel {b} cells", bench_kernel(single_agent, b, args.seconds))
+
+    print("\nCost growth (bare kernel, CUBIC flows; cell steps/s for 1 and 64 cells):")
+    print(f"{'cell':<22}{'1 cell':>14}{'64 cells':>14}")
+    for n_ues in (1, 2, 4, 8):
+        spec = ScenarioSpec(
+            name="bench", sim_time_s=LONG_S, num_ues=n_ues,
+            distances_m=[100.0 + 40.0 * u for u in range(n_ues)],
+            flows=[FlowSpec(ue=u) for u in range(n_ues)],
+        )  # fmt: skip
+        r1, r64 = (bench_kernel(spec, b, args.seconds / 2) for b in (1, 64))
+        print(f"{n_ues} UEs x 1 flow{'':<8}{r1:>14,.0f}{r64:>14,.0f}", flush=True)
+    for n_flows in (2, 4, 8):
+        spec = ScenarioSpec(
+            name="bench", sim_time_s=LONG_S, flows=[FlowSpec() for _ in range(n_flows)]
+        )
+        r1, r64 = (bench_kernel(spec, b, args.seconds / 2) for b in (1, 64))
+        print(f"1 UE x {n_flows} flows{'':<10}{r1:>14,.0f}{r64:>14,.0f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,366 @@
+"""Calibrate the fast backend against ns-3: the same scenarios on both, compared metric by metric.
+
+    .venv/bin/python -m cellgym.experiments.calibrate [--quick] [--seeds N] [--jobs J] [--out DIR]
+
+Each scenario (``SCENARIOS``) runs natively (no agent) on the ns-3 backend and on the fast backend
+with the same seeds. From the step records (``cellgym.metrics``) the suite takes, per run, the
+utilization, the Jain index, each flow's throughput, and the p50/p95 of the RLC head-of-line delay
+and of the queueing delay (RTT minus minimum RTT); it averages them over the seeds and compares the
+backends against the targets of issue 4:
+
+- utilization within 5 % (relative to ns-3);
+- Jain index within 0.03 (absolute);
+- HoL delay p50 and p95 within 20 % or 3 ms, whichever is larger.
+
+Per-flow throughput and queueing delay are reported beside them (same HoL tolerance for the
+latter) but do not decide the verdict. The command writes ``calibration.md``, ``calibration.csv``
+and ``calibration.json`` (every run's metrics) under ``--out`` (default ``docs/calibration``).
+``--quick`` runs every scenario for 8 s with one seed, as a smoke test.
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import dataclasses
+import json
+import logging
+import multiprocessing as mp
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cellgym.fields import FLOW, UE
+from cellgym.metrics import EpisodeRecords, compute_metrics
+from cellgym.paths import REPO_ROOT
+from cellgym.scenario import FlowSpec, ScenarioSpec
+
+log = logging.getLogger(__name__)
+
+BACKENDS = ("ns3", "fast")
+#: Steps ending before this time are left out (attach, flow start offsets).
+WARMUP_S = 1.0
+UTIL_REL_TOL = 0.05
+JAIN_ABS_TOL = 0.03
+DELAY_REL_TOL = 0.20
+DELAY_ABS_TOL_MS = 3.0
+
+
+def _fluctuating(cca: str, sim_time_s: float) -> ScenarioSpec:
+    return ScenarioSpec(
+        name=f"fluctuating_{cca}",
+        sim_time_s=sim_time_s,
+        mobility="random",
+        flows=[FlowSpec(cca=cca)],
+    )
+
+
+def _scenarios(sim_time_s: float) -> dict[str, ScenarioSpec]:
+    t = sim_time_s
+    out = {
+        "static_cubic": ScenarioSpec(name="static_cubic", sim_time_s=t, flows=[FlowSpec()]),
+    }
+    for cca in ("cubic", "newreno", "bbr", "xrc"):
+        out[f"fluctuating_{cca}"] = _fluctuating(cca, t)
+    out["share2_cubic"] = ScenarioSpec(
+        name="share2_cubic", sim_time_s=t, flows=[FlowSpec(), FlowSpec()]
+    )
+    out["share4_mixed"] = ScenarioSpec(
+        name="share4_mixed",
+        sim_time_s=t,
+        flows=[FlowSpec(cca=c) for c in ("cubic", "newreno", "cubic", "newreno")],
+    )
+    out["four_ues"] = ScenarioSpec(
+        name="four_ues",
+        sim_time_s=t,
+        num_ues=4,
+        distances_m=[100.0, 170.0, 250.0, 340.0],
+        flows=[FlowSpec(ue=u) for u in range(4)],
+    )
+    out["video_vs_bulk"] = ScenarioSpec(
+        name="video_vs_bulk",
+        sim_time_s=t,
+        flows=[
+            FlowSpec(cca="cubic", traffic="video", video_rate_mbps=17.0, video_on_s=2.0,
+                     video_period_s=5.0),
+            FlowSpec(cca="cubic"),
+        ],
+    )  # fmt: skip
+    return out
+
+
+#: Scenario name -> builder of its spec for a simulated duration in seconds.
+SCENARIOS: dict[str, Callable[[float], ScenarioSpec]] = {
+    name: (lambda t, _n=name: _scenarios(t)[_n]) for name in _scenarios(10.0)
+}
+
+
+def scenario(name: str, sim_time_s: float) -> ScenarioSpec:
+    """The calibration scenario ``name`` lasting ``sim_time_s`` seconds."""
+    if name not in SCENARIOS:
+        raise ValueError(f"scenario={name!r}: choose one of {', '.join(SCENARIOS)}")
+    if not 2.0 <= sim_time_s <= 3600.0:
+        raise ValueError(f"sim_time_s={sim_time_s!r}: allowed [2, 3600]")
+    return SCENARIOS[name](sim_time_s)
+
+
+def run_metrics(rec: EpisodeRecords, from_s: float = WARMUP_S) -> dict[str, Any]:
+    """The compared metrics of one run (``compute_metrics`` plus p95s of the delays)."""
+    m = compute_metrics(rec, from_s=from_s)
+    keep = np.array(rec.times) > from_s
+    flows = np.stack(rec.flows)[keep]
+    ues = np.stack(rec.ues)[keep]
+    flow_ue = np.array([f.ue for f in rec.spec.flows])
+    active = flows[:, :, FLOW["active"]] > 0
+    ue_active = np.zeros(ues.shape[:2], dtype=bool)
+    for f, u in enumerate(flow_ue):
+        ue_active[:, u] |= active[:, f]
+    hol = ues[:, :, UE["hol_ms"]][ue_active]
+    samples = (flows[:, :, FLOW["rtt_samples"]] > 0) & active
+    qdelay = (flows[:, :, FLOW["rtt_mean_ms"]] - flows[:, :, FLOW["rtt_min_ms"]])[samples]
+
+    def pct(x: np.ndarray, q: float) -> float:
+        return float(np.percentile(x, q)) if x.size else float("nan")
+
+    return {
+        "utilization": m["utilization"] if m["utilization"] is not None else float("nan"),
+        "jain": m["jain_fairness"],
+        "hol_p50_ms": pct(hol, 50),
+        "hol_p95_ms": pct(hol, 95),
+        "qdelay_p50_ms": pct(qdelay, 50),
+        "qdelay_p95_ms": pct(qdelay, 95),
+        "throughput_mbps": [f["throughput_mbps"] for f in m["flows"]],
+    }
+
+
+@dataclasses.dataclass
+class Job:
+    """One scenario and seed, run on both backends."""
+
+    scenario: str
+    seed: int
+    spec: ScenarioSpec
+    replay: bool = True
+
+
+def run_fast(spec: ScenarioSpec, seed: int, distances_m: np.ndarray | None) -> EpisodeRecords:
+    """Run ``spec`` natively on the fast backend, replaying ``[T, U]`` UE distances if given.
+
+    With a trace the cell is static apart from the replayed moves: after step ``i`` the UEs sit
+    where ns-3's record of step ``i`` has them (ns-3 moves them on step boundaries, every
+    ``mobility_period_s``), so both backends see the same capacity process.
+    """
+    from cellgym.seeding import rng_run_for_seed
+    from envs.fastsim.session import FastSession
+
+    run_spec = spec if distances_m is None else dataclasses.replace(spec, mobility="static")
+    rec = EpisodeRecords(spec=spec, controller=spec.flows[0].cca, seed=seed)
+    session = FastSession(run_spec, rng_run_for_seed(seed))
+    raw = session.start()
+    rec.append(raw.t, raw.flows, raw.ues)
+    i = 0
+    while not raw.done:
+        raw = session.step(np.zeros((0, 2)))
+        i += 1
+        if distances_m is not None:
+            session.set_distances(distances_m[min(i, len(distances_m) - 1)])
+        rec.append(raw.t, raw.flows, raw.ues)
+    session.close()
+    return rec
+
+
+def _run(job: Job) -> tuple[Job, dict[str, dict[str, Any]], dict[str, float]]:
+    from cellgym.evaluation import run_native
+
+    t0 = time.perf_counter()
+    ns3 = run_native(job.spec, job.spec.flows[0].cca, job.seed, backend="ns3", timeout_s=300)
+    t1 = time.perf_counter()
+    trace = None
+    if job.replay and job.spec.mobility != "static":
+        trace = np.stack(ns3.ues)[:, :, UE["distance_m"]]
+    fast = run_fast(job.spec, job.seed, trace)
+    t2 = time.perf_counter()
+    return (
+        job,
+        {"ns3": run_metrics(ns3), "fast": run_metrics(fast)},
+        {"ns3": t1 - t0, "fast": t2 - t1},
+    )
+
+
+Result = tuple[Job, dict[str, dict[str, Any]], dict[str, float]]
+
+
+def run_jobs(jobs: Sequence[Job], n_jobs: int = 1) -> list[Result]:
+    """Run ``jobs`` (each on both backends) on ``n_jobs`` worker processes."""
+    if n_jobs < 1:
+        raise ValueError(f"jobs={n_jobs!r}: allowed [1, inf)")
+    out: list[Result] = []
+
+    def done(res: Result) -> None:
+        out.append(res)
+        log.info(
+            "%s seed %d: ns3 %.0f s, fast %.2f s",
+            res[0].scenario, res[0].seed, res[2]["ns3"], res[2]["fast"],
+        )  # fmt: skip
+
+    if n_jobs == 1 or len(jobs) <= 1:
+        for j in jobs:
+            done(_run(j))
+    else:
+        with mp.get_context("spawn").Pool(n_jobs) as pool:
+            for res in pool.imap_unordered(_run, jobs):
+                done(res)
+    return out
+
+
+def within(fast: float, ns3: float, rel: float, abs_: float = 0.0) -> bool:
+    """True when ``|fast - ns3| <= max(rel * |ns3|, abs_)``."""
+    return bool(abs(fast - ns3) <= max(rel * abs(ns3), abs_))
+
+
+def compare(results: Sequence[Result]) -> list[dict[str, Any]]:
+    """One row per scenario: seed means on each backend, differences and verdicts."""
+    rows = []
+    names = list(dict.fromkeys(job.scenario for job, _, _ in results))
+    for name in names:
+        row: dict[str, Any] = {"scenario": name}
+        for backend in BACKENDS:
+            runs = [m[backend] for job, m, _ in results if job.scenario == name]
+            row[f"{backend}_seeds"] = len(runs)
+            for key in ("utilization", "jain", "hol_p50_ms", "hol_p95_ms"):
+                row[f"{backend}_{key}"] = float(np.mean([r[key] for r in runs]))
+            for key in ("qdelay_p50_ms", "qdelay_p95_ms"):
+                row[f"{backend}_{key}"] = float(np.nanmean([r[key] for r in runs]))
+            row[f"{backend}_tput_mbps"] = [
+                float(x) for x in np.mean([r["throughput_mbps"] for r in runs], axis=0)
+            ]
+        row["ok_utilization"] = within(
+            row["fast_utilization"], row["ns3_utilization"], UTIL_REL_TOL
+        )
+        row["ok_jain"] = within(row["fast_jain"], row["ns3_jain"], 0.0, JAIN_ABS_TOL)
+        for key in ("hol_p50_ms", "hol_p95_ms", "qdelay_p50_ms", "qdelay_p95_ms"):
+            row[f"ok_{key}"] = within(
+                row[f"fast_{key}"], row[f"ns3_{key}"], DELAY_REL_TOL, DELAY_ABS_TOL_MS
+            )
+        row["ok"] = all(row[f"ok_{k}"] for k in ("utilization", "jain", "hol_p50_ms", "hol_p95_ms"))
+        rows.append(row)
+    return rows
+
+
+def _fmt_pair(row: dict[str, Any], key: str, digits: int) -> str:
+    mark = "" if row[f"ok_{key}"] else " ✗"
+    return f"{row[f'ns3_{key}']:.{digits}f} / {row[f'fast_{key}']:.{digits}f}{mark}"
+
+
+def markdown(rows: Sequence[dict[str, Any]], meta: dict[str, Any]) -> str:
+    """The calibration table as markdown (ns-3 / fast, ✗ where the target is missed)."""
+    lines = [
+        "# Fast backend vs ns-3: calibration table",
+        "",
+        f"Generated by `python -m cellgym.experiments.calibrate {meta['args']}` "
+        f"({meta['sim_time_s']:g} s per run, seeds {meta['seeds']}, steps after "
+        f"{WARMUP_S:g} s). Each cell: ns-3 / fast, mean over seeds; ✗ = outside the target "
+        "(utilization 5 % relative, Jain 0.03, delays 20 % or 3 ms). Queueing delay and per-flow "
+        "throughput are reported, not targets. See README.md for the explanation of each miss.",
+        "",
+        "| scenario | utilization | Jain | HoL p50 ms | HoL p95 ms | qdelay p50 ms | "
+        "qdelay p95 ms | flow Mbit/s (ns-3 / fast) | target |",
+        "|---|---|---|---|---|---|---|---|---|",
+    ]
+    for r in rows:
+        tput = ", ".join(
+            f"{a:.1f}/{b:.1f}" for a, b in zip(r["ns3_tput_mbps"], r["fast_tput_mbps"], strict=True)
+        )
+        lines.append(
+            f"| {r['scenario']} | {_fmt_pair(r, 'utilization', 3)} | {_fmt_pair(r, 'jain', 3)} | "
+            f"{_fmt_pair(r, 'hol_p50_ms', 1)} | {_fmt_pair(r, 'hol_p95_ms', 1)} | "
+            f"{_fmt_pair(r, 'qdelay_p50_ms', 1)} | {_fmt_pair(r, 'qdelay_p95_ms', 1)} | "
+            f"{tput} | {'met' if r['ok'] else 'missed'} |"
+        )
+    met = sum(r["ok"] for r in rows)
+    lines += [
+        "",
+        f"Targets met in {met} of {len(rows)} scenarios. Wall time: ns-3 "
+        f"{meta['ns3_wall_s']:.0f} s, fast {meta['fast_wall_s']:.1f} s (including compilation).",
+        "",
+    ]
+    return "\n".join(lines)
+
+
+def write(rows: Sequence[dict[str, Any]], runs: list[dict[str, Any]], meta: dict[str, Any],
+          out: Path) -> None:  # fmt: skip
+    """Write ``calibration.md``, ``calibration.csv`` and ``calibration.json`` under ``out``."""
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "calibration.md").write_text(markdown(rows, meta))
+    keys = [k for k in rows[0] if not k.endswith("_tput_mbps")]
+    with open(out / "calibration.csv", "w", newline="") as fh:
+        w = csv.writer(fh)
+        w.writerow([*keys, "ns3_tput_mbps", "fast_tput_mbps"])
+        for r in rows:
+            w.writerow(
+                [*(r[k] for k in keys)]
+                + [" ".join(f"{x:.3f}" for x in r[f"{b}_tput_mbps"]) for b in BACKENDS]
+            )
+    (out / "calibration.json").write_text(
+        json.dumps({"meta": meta, "rows": rows, "runs": runs}, indent=1, default=float)
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
+    """Command line entry point; returns the table's rows."""
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--quick", action="store_true", help="8 s per run, one seed")
+    ap.add_argument("--seeds", type=int, default=3, help="seeds per scenario and backend")
+    ap.add_argument("--sim-time-s", type=float, default=20.0, help="simulated seconds per run")
+    ap.add_argument("--jobs", type=int, default=1, help="parallel ns-3 runs")
+    ap.add_argument("--scenarios", default="all", help="comma list of scenario names, or all")
+    ap.add_argument(
+        "--no-replay", action="store_true",
+        help="fast backend draws its own random moves instead of replaying ns-3's",
+    )  # fmt: skip
+    ap.add_argument("--out", type=Path, default=REPO_ROOT / "docs" / "calibration")
+    args = ap.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    if args.seeds < 1:
+        ap.error(f"--seeds={args.seeds}: allowed [1, inf)")
+    if args.jobs < 1:
+        ap.error(f"--jobs={args.jobs}: allowed [1, inf)")
+    seeds = [1] if args.quick else list(range(1, args.seeds + 1))
+    sim_time_s = 8.0 if args.quick else args.sim_time_s
+    names = list(SCENARIOS) if args.scenarios == "all" else args.scenarios.split(",")
+    try:
+        specs = {n: scenario(n, sim_time_s) for n in names}
+    except ValueError as exc:
+        ap.error(str(exc))
+    jobs = [Job(n, s, specs[n], replay=not args.no_replay) for n in names for s in seeds]
+    t0 = time.perf_counter()
+    results = run_jobs(jobs, args.jobs)
+    results.sort(key=lambda r: (names.index(r[0].scenario), r[0].seed))
+    rows = compare(results)
+    meta = {
+        "args": " ".join(argv if argv is not None else []) or "(defaults)",
+        "sim_time_s": sim_time_s,
+        "seeds": seeds,
+        "warmup_s": WARMUP_S,
+        "replay": not args.no_replay,
+        "ns3_wall_s": sum(w["ns3"] for _, _, w in results),
+        "fast_wall_s": sum(w["fast"] for _, _, w in results),
+        "total_wall_s": time.perf_counter() - t0,
+    }
+    runs = [
+        {"scenario": j.scenario, "backend": b, "seed": j.seed, "wall_s": w[b], **m[b]}
+        for j, m, w in results
+        for b in BACKENDS
+    ]
+    write(rows, runs, meta, args.out)
+    print(markdown(rows, meta))
+    return rows
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1:])

@@ -1,0 +1,76 @@
+"""The calibration suite: its pieces (default tier) and a short run against ns-3 (``ns3`` tier)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cellgym.experiments import calibrate
+from cellgym.fields import UE
+
+
+def test_within_uses_the_larger_tolerance():
+    # 20 % of 10 ms is 2 ms, so the 3 ms floor decides; at 100 ms the 20 % (20 ms) decides.
+    assert calibrate.within(12.9, 10.0, 0.2, 3.0)
+    assert not calibrate.within(13.1, 10.0, 0.2, 3.0)
+    assert calibrate.within(119.0, 100.0, 0.2, 3.0)
+    assert not calibrate.within(121.0, 100.0, 0.2, 3.0)
+    assert calibrate.within(0.93, 0.9, 0.05)
+    assert not calibrate.within(0.96, 0.9, 0.05)
+
+
+def test_scenarios_cover_the_issue_and_bad_input_names_the_field():
+    names = set(calibrate.SCENARIOS)
+    for cca in ("cubic", "newreno", "bbr", "xrc"):
+        assert f"fluctuating_{cca}" in names
+    assert {"static_cubic", "share2_cubic", "share4_mixed", "four_ues", "video_vs_bulk"} <= names
+    spec = calibrate.scenario("four_ues", 5.0)
+    assert spec.num_ues == 4 and len(spec.flows) == 4 and spec.sim_time_s == 5.0
+    with pytest.raises(ValueError, match="scenario="):
+        calibrate.scenario("nope", 5.0)
+    with pytest.raises(ValueError, match="sim_time_s="):
+        calibrate.scenario("static_cubic", 0.5)
+
+
+def test_fast_run_replays_a_distance_trace():
+    spec = calibrate.scenario("fluctuating_xrc", 4.0)
+    steps = spec.num_steps + 1
+    trace = np.full((steps, 1), 100.0)
+    trace[100:] = 340.0  # ns-3 capacity about 7.5 Mbit/s from t = 2 s
+    rec = calibrate.run_fast(spec, 1, trace)
+    ues = np.stack(rec.ues)
+    np.testing.assert_array_equal(ues[101:, 0, UE["distance_m"]], 340.0)
+    near = ues[50:95, 0, UE["capacity_mbps"]].mean()
+    far = ues[150:, 0, UE["capacity_mbps"]].mean()
+    assert near == pytest.approx(35.2, rel=0.03)
+    assert far == pytest.approx(7.45, rel=0.05)
+
+
+def test_compare_and_table_flag_misses():
+    job = calibrate.Job("x", 1, calibrate.scenario("static_cubic", 5.0))
+    base = {
+        "utilization": 0.9, "jain": 1.0, "hol_p50_ms": 10.0, "hol_p95_ms": 40.0,
+        "qdelay_p50_ms": 10.0, "qdelay_p95_ms": 40.0, "throughput_mbps": [30.0],
+    }  # fmt: skip
+    worse = dict(base, utilization=0.8, hol_p95_ms=60.0)
+    rows = calibrate.compare([(job, {"ns3": base, "fast": worse}, {"ns3": 1.0, "fast": 0.1})])
+    (row,) = rows
+    assert not row["ok_utilization"] and row["ok_jain"] and row["ok_hol_p50_ms"]
+    assert not row["ok_hol_p95_ms"] and not row["ok"]
+    meta = {"args": "", "sim_time_s": 5.0, "seeds": [1], "ns3_wall_s": 1.0, "fast_wall_s": 0.1}
+    table = calibrate.markdown(rows, meta)
+    assert "| x | 0.900 / 0.800 ✗ |" in table
+    assert "Targets met in 0 of 1" in table
+
+
+@pytest.mark.ns3
+@pytest.mark.parametrize("name", ["fluctuating_xrc", "fluctuating_newreno"])
+def test_short_calibration_meets_targets(name):
+    """8 simulated seconds, one seed, the capacity trace replayed: the issue's targets hold."""
+    job = calibrate.Job(name, 1, calibrate.scenario(name, 8.0))
+    rows = calibrate.compare([calibrate._run(job)])
+    (row,) = rows
+    assert row["ok_utilization"], (row["ns3_utilization"], row["fast_utilization"])
+    assert row["ok_jain"], (row["ns3_jain"], row["fast_jain"])
+    assert row["ok_hol_p50_ms"], (row["ns3_hol_p50_ms"], row["fast_hol_p50_ms"])
+    assert row["ok_hol_p95_ms"], (row["ns3_hol_p95_ms"], row["fast_hol_p95_ms"])
