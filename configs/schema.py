@@ -32,7 +32,8 @@ class EvaluateConfig:
             baseline policy names (``baselines.POLICIES``), trained checkpoints (a run directory,
             a model ``.zip``, or ``<algo>:<path>`` such as ``ppo:runs/<dir>``).
         seeds: Seeds; each maps to an ns-3 ``RngRun``. The same for every controller.
-        backend: Simulator backend (``ns3`` or ``fast``).
+        backend: Simulator backend (config group ``backend``: ``backend=fast`` or ``ns3``); only
+            its ``name`` is used (evaluation runs one simulation per job, see ``jobs``).
         jobs: Simulations run at a time (worker processes); at least 1.
         sim_time_s: When set, overrides every scenario's ``sim_time_s`` (quick runs).
         from_s: Measure only steps ending after this time (leave out a warm-up), in seconds.
@@ -50,7 +51,7 @@ class EvaluateConfig:
     reward: RewardSpec = field(default_factory=RewardSpec)
     controllers: list[str] = field(default_factory=lambda: ["explicit_rate"])
     seeds: list[int] = field(default_factory=lambda: [1])
-    backend: str = "ns3"
+    backend: BackendConfig = field(default_factory=lambda: BackendConfig())
     jobs: int = 2
     sim_time_s: float | None = None
     from_s: float = 0.0
