@@ -150,8 +150,10 @@ def test_capacity_by_distance_matches_ns3_table(distance_m, ns3_mbps):
 
 
 def test_lone_cubic_fills_the_cell():
-    spec = ScenarioSpec(sim_time_s=5.0, flows=[FlowSpec(cca="cubic")])
-    m = compute_metrics(records(spec), from_s=1.0)
+    # Slow start overshoots the 128-packet buffer; as in ns-3 the burst of losses ends in a
+    # retransmission timeout (~1 s stall). Measured after it, the flow fills the cell.
+    spec = ScenarioSpec(sim_time_s=6.0, flows=[FlowSpec(cca="cubic")])
+    m = compute_metrics(records(spec), from_s=2.5)
     # Payload over the TB capacity: 1448/1500 of IP and 1500/1502 of PDCP at most.
     assert m["utilization"] > 0.9
     assert m["flows"][0]["throughput_mbps"] > 0.9 * 35.06 * 1448 / 1500

@@ -54,6 +54,7 @@ from envs.fastsim.params import (
     P_DELACK_TIMEOUT_MS,
     P_DUPTHRESH,
     P_HARQ_BLER,
+    P_HYSTART_DELAY,
     P_INIT_CWND_SEGS,
     P_MAX_DISTANCE_M,
     P_MIN_DISTANCE_M,
@@ -358,7 +359,7 @@ def _cubic_hystart_reset(fx, fi, b, f, t):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _cubic_pkts_acked(fx, b, f, rtt, t, seg):
+def _cubic_pkts_acked(fx, b, f, rtt, t, seg, p):
     """ns-3 ``TcpCubic::PktsAcked``: delay minimum and HyStart (ack train and delay increase)."""
     if fx[b, f, X_C_EPOCH] >= 0 and t - fx[b, f, X_C_EPOCH] < 10.0:
         return
@@ -375,7 +376,7 @@ def _cubic_pkts_acked(fx, b, f, rtt, t, seg):
             if fx[b, f, X_C_CURRRTT] < 0 or fx[b, f, X_C_CURRRTT] > rtt:
                 fx[b, f, X_C_CURRRTT] = rtt
             fx[b, f, X_C_SAMPLES] += 1.0
-        elif fx[b, f, X_C_CURRRTT] > dmin + min(max(dmin, 4.0), 1000.0):
+        elif p[P_HYSTART_DELAY] > 0 and fx[b, f, X_C_CURRRTT] > dmin + min(max(dmin, 4.0), 1000.0):
             fx[b, f, X_C_FOUND] = 1.0
         if fx[b, f, X_C_FOUND] > 0:
             fx[b, f, X_SSTHRESH] = cwnd
@@ -766,7 +767,7 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
         for a in range(n_adv):
             segs = base + (1 if a < extra else 0)
             if cca == CCA_CUBIC:
-                _cubic_pkts_acked(fx, b, f, rtt_mean, float(t), seg)
+                _cubic_pkts_acked(fx, b, f, rtt_mean, float(t), seg, p)
                 if grow:
                     _cubic_increase(fx, fi, b, f, segs, float(t), seg)
             elif cca == CCA_XRC:

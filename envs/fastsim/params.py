@@ -83,7 +83,8 @@ P_STEP_MS = 33
 P_APP_CHUNK_BYTES = 34
 P_VIDEO_TICK_MS = 35
 P_UL_PERIOD_MS = 36
-P_LEN = 37
+P_HYSTART_DELAY = 37
+P_LEN = 38
 
 # -- columns of the flow settings matrix ------------------------------------------------------
 FC_UE = 0
@@ -186,6 +187,8 @@ class FastSimParams:
         air_ul_ms: UE -> eNB delay of an uplink ACK, in ms (scheduling request and grant).
         ul_period_ms: ACKs leave the UE only at uplink transmission opportunities this far apart
             (LTE uplink grants bunch ACKs; this breaks HyStart's ACK-train detection as in ns-3).
+        hystart_delay: CUBIC's HyStart exits slow start on an RTT increase (ns-3's
+            ``HyStartDetect`` includes DELAY).
         harq_bler: Probability that a new transport block fails and a HARQ retransmission takes
             the UE's next allocation (0: no fading, as in ns-3's static Okumura-Hata cell).
         scheduler: ``pf`` (proportional fair, ns-3's ``PfFfMacScheduler``) or ``rr``.
@@ -210,7 +213,8 @@ class FastSimParams:
     spec: ScenarioSpec
     air_dl_ms: int = 3
     air_ul_ms: int = 7
-    ul_period_ms: int = 2
+    ul_period_ms: int = 4
+    hystart_delay: bool = True
     harq_bler: float = 0.0
     scheduler: str = "pf"
     delack_count: int = 2
@@ -343,6 +347,7 @@ class FastSimParams:
         p[P_APP_CHUNK_BYTES] = 64 * 1024
         p[P_VIDEO_TICK_MS] = 10
         p[P_UL_PERIOD_MS] = self.ul_period_ms
+        p[P_HYSTART_DELAY] = 1.0 if self.hystart_delay else 0.0
         return p
 
     def flow_config(self) -> np.ndarray:
