@@ -7,9 +7,9 @@ policy and the baselines), ``evaluation/`` (the final comparison) and, with ``lo
 directory per job under its sweep directory.
 
 An *evaluation directory* is what ``python evaluate.py`` writes (``results.parquet``: one row per
-controller x scenario x seed; ``summary.csv``; per-run time series under
-``<controller>/seed<k>/``) or a run's ``evaluation/`` folder (``summary.json``: one metrics record
-per controller and seed). ``load_results`` reads either into the same tidy table.
+controller x scenario x seed; ``summary.csv``; ``flows.parquet``; ``timeseries.parquet``) or a
+run's ``evaluation/`` folder (``summary.json``: one metrics record per controller and seed).
+``load_results`` reads either into the same tidy table.
 
 Everything here reads files only: no simulator, no training code.
 """
@@ -279,19 +279,31 @@ def resolve_eval_dir(
     return max(found, key=lambda p: max(f.stat().st_mtime for f in p.iterdir()))
 
 
-def load_timeseries(eval_dir: str | Path, kind: str = "flows") -> pd.DataFrame:
-    """Per-step time series of every run of an evaluation, with ``controller`` and ``seed``.
+def load_timeseries(eval_dir: str | Path) -> pd.DataFrame:
+    """The per-step time series of every run of an evaluation (``controller``, ``seed``, ...).
 
-    Reads ``<eval_dir>/<controller>/seed<k>/timeseries_<kind>.csv`` (``evaluate.py``'s layout);
-    empty when there are none (a training run's ``evaluation/`` keeps no time series).
+    Reads ``timeseries.parquet`` (``evaluate.py``: one row per step and flow, with ``t``,
+    ``flow``, ``agent``, ``active``, ``throughput_mbps``, ``hol_ms``, ``queueing_delay_ms``, ...)
+    or, in older layouts, ``<controller>/seed<k>/timeseries_flows.csv``. Empty when there are
+    none (a training run's ``evaluation/`` keeps no time series).
     """
+    eval_dir = Path(eval_dir)
+    parquet = eval_dir / "timeseries.parquet"
+    if parquet.is_file():
+        return pd.read_parquet(parquet)
     frames = []
-    for path in sorted(Path(eval_dir).glob(f"*/seed*/timeseries_{kind}.csv")):
+    for path in sorted(eval_dir.glob("*/seed*/timeseries_flows.csv")):
         frame = pd.read_csv(path)
         frame.insert(0, "seed", int(path.parent.name.removeprefix("seed")))
         frame.insert(0, "controller", path.parent.parent.name)
         frames.append(frame)
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+
+
+def load_flows(eval_dir: str | Path) -> pd.DataFrame:
+    """``flows.parquet`` of an evaluation (one row per flow of each run); empty when absent."""
+    path = Path(eval_dir) / "flows.parquet"
+    return pd.read_parquet(path) if path.is_file() else pd.DataFrame()
 
 
 # --- offline W&B files -------------------------------------------------------------------------
