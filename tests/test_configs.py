@@ -6,7 +6,7 @@ from hydra import compose, initialize_config_dir
 
 from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec, SpecError
-from configs.schema import register_configs, to_dict
+from configs.schema import ALGOS, TrainConfig, register_configs, to_dict, validate_train
 
 CONFIGS = Path(__file__).resolve().parent.parent / "configs"
 register_configs()
@@ -52,7 +52,8 @@ def test_every_agent_option_composes_into_the_train_config(agent):
     with initialize_config_dir(config_dir=os.fspath(CONFIGS), version_base="1.3"):
         cfg = compose("train", overrides=["run_dir=/tmp/x", f"agent={agent}"])
     assert cfg.agent.name == agent
-    assert cfg.agent.algo in ("PPO", "A2C", "SAC", "TD3")
+    assert cfg.agent.algo in ALGOS
+    assert validate_train(cfg).agent.name == agent
     assert ScenarioSpec.from_config(cfg.scenario).agent_flows == [0]
 
 
@@ -60,3 +61,101 @@ def test_train_config_rejects_a_wrong_type():
     with initialize_config_dir(config_dir=os.fspath(CONFIGS), version_base="1.3"):
         with pytest.raises(Exception, match="total_timesteps"):
             compose("train", overrides=["run_dir=/tmp/x", "total_timesteps=lots"])
+
+
+def _train_cfg(overrides):
+    with initialize_config_dir(config_dir=os.fspath(CONFIGS), version_base="1.3"):
+        return compose("train", overrides=["run_dir=/tmp/x", *overrides])
+
+
+def _options(group):
+    return sorted(p.stem for p in (CONFIGS / group).glob("*.yaml"))
+
+
+@pytest.mark.parametrize(
+    "override",
+    [f"{g}={o}" for g in ("backend", "logger", "reward", "experiment") for o in _options(g)],
+)
+def test_every_train_group_option_composes_and_validates(override):
+    typed = validate_train(_train_cfg([override]))
+    assert isinstance(typed, TrainConfig)
+    group, option = override.split("=")
+    if group in ("backend", "logger"):
+        assert getattr(typed, group).name == option
+
+
+def test_default_experiment_is_ppo_on_the_fast_backend_evaluated_on_ns3():
+    typed = validate_train(_train_cfg(["experiment=default"]))
+    assert (typed.agent.algo, typed.backend.name, typed.scenario.name) == (
+        "PPO",
+        "fast",
+        "single_flow",
+    )
+    assert typed.eval_backend == "ns3" and typed.eval_baselines == ["xrc_policy", "cubic"]
+    assert typed.eval.baselines == ["xrc_policy"] and typed.eval.seeds == typed.eval_seeds
+
+
+@pytest.mark.parametrize(
+    ("preset", "weights"),
+    [
+        # Zeus, section 6: RT = 0.4 Delay + 0.3 Inter + 0.2 Thpt + 0.1 Intra;
+        # Bulk = 0.75 Thpt + 0.05 Delay + 0.15 Intra + 0.05 Inter;
+        # Mixed = 0.2 Thpt + 0.2 Delay + 0.3 Intra + 0.3 Inter. One Jain term: Intra + Inter.
+        ("realtime", (0.2, 0.4, 0.4)),
+        ("bulk", (0.75, 0.05, 0.2)),
+        ("mixed", (0.2, 0.2, 0.6)),
+    ],
+)
+def test_reward_presets_carry_the_zeus_weights(preset, weights):
+    r = validate_train(_train_cfg([f"reward={preset}"])).reward
+    assert (r.w_utilization, r.w_delay, r.w_fairness) == pytest.approx(weights)
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("backend.n_env=3", "n_env"),
+        ("logger.projekt=x", "projekt"),
+        ("eval.frequency=10", "frequency"),
+        ("agent.net_arc=[8]", "net_arc"),
+        ("totl_timesteps=10", "totl_timesteps"),
+        ("backend.n_envs=two", "n_envs"),
+        ("progress_bar=maybe", "progress_bar"),
+    ],
+)
+def test_train_typo_or_wrong_type_fails_at_composition_naming_the_field(override, message):
+    with pytest.raises(Exception, match=message):
+        _train_cfg([override])
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("backend.n_envs=0", r"backend.n_envs=0 is out of range: allowed \[1, inf\)"),
+        ("backend.name=gpu", "backend.name='gpu' is not allowed: choose one of ns3, fast"),
+        ("logger.name=mlflow", "logger.name='mlflow' is not allowed"),
+        ("logger.mode=sometimes", "logger.mode='sometimes' is not allowed"),
+        ("agent.algo=DQN", "agent.algo='DQN' is not allowed"),
+        ("agent.net_arch=[0]", r"agent.net_arch\[0\]=0 is out of range"),
+        ("eval.freq=-5", r"eval.freq=-5 is out of range: allowed \[0, inf\)"),
+        ("eval.backend=gpu", "eval.backend='gpu' is not allowed"),
+        ("total_timesteps=0", r"total_timesteps=0 is out of range: allowed \[1, inf\)"),
+        ("max_change=1", r"max_change=1.0 is out of range: allowed \(1, 100\]"),
+        ("features=pixels", "features='pixels' is not allowed"),
+        ("eval_backend=gpu", "eval_backend='gpu' is not allowed"),
+        ("final_model=first", "final_model='first' is not allowed"),
+        ("timeout_s=0", r"timeout_s=0.0 is out of range: allowed \(0, inf\)"),
+        ("seed=-1", r"seed=-1 is out of range"),
+        ("eval_seeds=[]", "eval_seeds is empty"),
+        ("reward.w_delay=-1", r"reward.w_delay=-1.0: allowed \[0, inf\)"),
+        ("scenario.rbs=42", "scenario.rbs=42 is not allowed"),
+    ],
+)
+def test_train_out_of_range_value_fails_at_start_naming_the_field(override, message, tmp_path):
+    from agents.train import train
+
+    run_dir = tmp_path / "run"
+    cfg = _train_cfg([override, f"run_dir={run_dir}"])
+    with pytest.raises(ValueError, match=message):
+        train(cfg)
+    assert not run_dir.exists()  # nothing started
