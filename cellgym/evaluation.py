@@ -1,11 +1,24 @@
-"""Run a controller on a scenario and record every step; one code path for all controllers.
+"""Run controllers on scenarios and record every step; one code path for all controllers.
 
 A controller takes the scenario's ``agent`` flow:
 
-- an ns-3 TCP by name (``cubic``, ``newreno``, ...) replaces the flow's congestion control and runs
-  natively in the simulator;
-- a policy (a baseline from ``baselines`` or a trained model, anything with SB3's ``predict``)
-  drives the flow through ``LteCellEnv``, exactly as in training.
+- an ns-3 TCP by name (``cubic``, ``newreno``, ...) or ``xrc`` replaces the flow's congestion
+  control and runs natively in the simulator (``run_native``);
+- a policy (a baseline from ``baselines``, a trained checkpoint, anything with SB3's ``predict``)
+  drives the flow through ``LteCellEnv``, exactly as in training (``run_policy``). Learned
+  policies and the XRC policy go through this same loop.
+
+``run_controller`` runs one controller by name. ``evaluate_many`` runs controllers x scenarios x
+seeds, several simulations at a time, and returns tidy tables (``Evaluation``: ``results``,
+``flows``, ``timeseries``) for ``cellgym.report``::
+
+    from cellgym.evaluation import evaluate_many
+    from cellgym.report import write_report
+
+    results, flows, ts = evaluate_many(
+        ["xrc_policy", "cubic", "ppo:runs/<dir>"], ["vs_cubic"], [1, 2, 3], backend="fast", jobs=2
+    )
+    write_report(results, "out/", flows=flows, timeseries=ts)
 """
 
 from __future__ import annotations
@@ -760,7 +773,11 @@ def evaluate_many(
     ``run_policy``, the environment loop of training; native controllers through ``run_native``.
     Trained checkpoints travel to the workers as paths and are loaded there (once per worker);
     policy objects in ``policies`` run in this process. A job that raises is recorded as a
-    ``failed`` row with its error; the others complete.
+    ``failed`` row with its error; the others complete. A job whose worker process dies is run
+    again in a process of its own, and recorded as failed if that dies too.
+
+    With ``jobs > 1`` the workers are started with ``forkserver`` (``spawn`` where missing), so a
+    script calling this needs the usual ``if __name__ == "__main__":`` guard.
 
     Args:
         controllers: Names (``resolve_controller``: ns-3 TCPs, ``xrc``, baseline policies, run
@@ -840,22 +857,13 @@ def evaluate_many(
             finish(i, execute_job(job, policies.get(job.controller.label)))
 
     if remote:
-        import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor, as_completed
-
         workers = max(1, min(jobs - (1 if local else 0), len(remote)))
-        methods = mp.get_all_start_methods()
-        ctx = mp.get_context("forkserver" if "forkserver" in methods else "spawn")
-        with ProcessPoolExecutor(workers, mp_context=ctx, initializer=_worker_init) as pool:
-            futures = {pool.submit(execute_job, all_jobs[i]): i for i in remote}
-            run_local()
-            for fut in as_completed(futures):
-                i = futures[fut]
-                try:
-                    outcome = fut.result()
-                except Exception as exc:  # the worker process itself died (e.g. killed)
-                    outcome = JobOutcome(all_jobs[i], failed_row(all_jobs[i], exc))
-                finish(i, outcome)
+        _warm_up(backend, cells[0])
+        broken = _run_pool(all_jobs, remote, workers, finish, run_local)
+        # A worker that died (segfault, out of memory) breaks the whole pool: run each job it took
+        # down again in a pool of its own, so only a job that kills its process fails.
+        for i in broken:
+            _run_pool(all_jobs, [i], 1, finish, None, last_try=True)
     else:
         run_local()
 
@@ -870,6 +878,74 @@ def evaluate_many(
         else pd.DataFrame(columns=list(TIMESERIES_COLUMNS))
     )
     return Evaluation(results, flows, ts)
+
+
+#: Modules the fork server imports once, so that each worker starts warm.
+_PRELOAD: tuple[str, ...] = ("cellgym.evaluation", "envs.lte_cell", "envs.session", "baselines")
+
+
+def _pool_context() -> Any:
+    """``forkserver`` (workers forked from a server that imported ``_PRELOAD``), else ``spawn``."""
+    import multiprocessing as mp
+
+    if "forkserver" not in mp.get_all_start_methods():
+        return mp.get_context("spawn")
+    ctx = mp.get_context("forkserver")
+    # Takes effect only if the server is not running yet; '__main__' is the default preload.
+    ctx.set_forkserver_preload(["__main__", *_PRELOAD])
+    return ctx
+
+
+def _warm_up(backend: str, scenario: ScenarioSpec) -> None:
+    """Compile (or load) the fast simulator's kernels once here, before the workers need them.
+
+    Numba caches the compiled kernels on disk: without this, each worker would compile them at
+    the same time on a cold cache (about a minute of CPU each).
+    """
+    if backend != "fast":
+        return
+    t0 = time.monotonic()
+    tiny = dataclasses.replace(scenario, sim_time_s=scenario.step_ms / 1000.0)
+    try:
+        run_native(tiny, "cubic", 0, backend)
+    except Exception:  # the jobs will report it
+        log.debug("warm-up of the fast backend failed", exc_info=True)
+    log.debug("fast backend warm-up: %.1f s", time.monotonic() - t0)
+
+
+def _run_pool(
+    all_jobs: list[EvalJob],
+    indices: list[int],
+    workers: int,
+    finish: Callable[[int, JobOutcome], None],
+    meanwhile: Callable[[], None] | None,
+    last_try: bool = False,
+) -> list[int]:
+    """Run ``all_jobs[indices]`` in a process pool; return the jobs lost to a dead worker."""
+    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures.process import BrokenProcessPool
+
+    lost: list[int] = []
+    with ProcessPoolExecutor(workers, mp_context=_pool_context(), initializer=_worker_init) as pool:
+        futures = {pool.submit(execute_job, all_jobs[i]): i for i in indices}
+        if meanwhile is not None:
+            meanwhile()
+        for fut in as_completed(futures):
+            i = futures[fut]
+            try:
+                outcome = fut.result()
+            except BrokenProcessPool as exc:
+                if not last_try:
+                    lost.append(i)
+                    continue
+                error = f"worker process died while running this job ({exc})"
+                outcome = JobOutcome(all_jobs[i], failed_row(all_jobs[i], error))
+            except Exception as exc:  # e.g. a result that cannot be sent back
+                outcome = JobOutcome(all_jobs[i], failed_row(all_jobs[i], exc))
+            finish(i, outcome)
+    if lost:
+        log.warning("a worker process died: running its %d job(s) again one by one", len(lost))
+    return sorted(lost)
 
 
 def _unique_labels(specs: list[ControllerSpec]) -> list[ControllerSpec]:
