@@ -27,15 +27,11 @@ class FastSession:
         self._done = False
 
     def _raw(self) -> RawStep:
-        assert self._cell is not None
-        t = float(self._cell.t_ms[0]) / 1000.0
-        self._done = bool(self._cell.done[0])
-        return RawStep(
-            t=t,
-            flows=self._cell.flows[0].copy(),
-            ues=self._cell.ues[0].copy(),
-            done=self._done,
-        )
+        cell = self._cell
+        assert cell is not None
+        t_ms = int(cell.t_ms[0])
+        self._done = t_ms >= cell.sim_ms
+        return RawStep(t_ms / 1000.0, cell.flows[0].copy(), cell.ues[0].copy(), self._done)
 
     def start(self) -> RawStep:
         """Reset the cell to t = 0 and return the initial observation."""
@@ -56,7 +52,7 @@ class FastSession:
                 f"actions has shape {acts.shape}: expected ({self._num_agents}, 2) "
                 "(cwnd_bytes, pacing_rate_mbps per agent flow)"
             )
-        self._cell.step(acts.reshape(1, self._num_agents, 2) if self._num_agents else None)
+        self._cell.step(acts if self._num_agents else None)
         return self._raw()
 
     def set_distances(self, distances_m: np.ndarray) -> None:

@@ -37,17 +37,25 @@ class FastCellBatch:
         if parallel is None:
             parallel = batch >= PARALLEL_MIN_CELLS
         self._step = core.step_batch_parallel if parallel else core.step_batch
+        # The state's arrays never move: build the kernel's argument tuple once (per-step Python
+        # overhead dominates a single cell's step).
+        self._arrays = self.state.arrays()
+        self._args = (self._p, self._fc, self._tbs, self._cqi, *self._arrays)
+        self._act = self.state.act
+        self._cs = self.state.cs
+        self._step_ttis = int(params.step_ttis)
+        self._sim_ms = int(params.sim_ms)
         self.t_ms = np.zeros(batch, dtype=np.int64)
 
     @property
     def step_ms(self) -> int:
         """TTIs per environment step."""
-        return self.params.step_ttis
+        return self._step_ttis
 
     @property
     def sim_ms(self) -> int:
         """Episode length in ms."""
-        return self.params.sim_ms
+        return self._sim_ms
 
     def reset(self, seeds: np.ndarray, mask: np.ndarray | None = None) -> None:
         """Reset the cells selected by ``mask`` (all by default), cell ``i`` from ``seeds[i]``."""
@@ -57,19 +65,23 @@ class FastCellBatch:
         s = self.state
         core.reset_batch(
             np.asarray(mask, dtype=np.bool_), seeds, self._p, self._fc, self._cqi, self._dist0,
-            *s.arrays(),
+            *self._arrays,
         )  # fmt: skip
         self.t_ms = s.cs[:, 0].copy()
 
     def step(self, actions: np.ndarray | None = None) -> None:
         """Advance every cell by one step; ``actions`` is ``[B, A, 2]`` (cwnd B, pacing Mbit/s)."""
-        s = self.state
         if actions is not None and self._agents.size:
             a = np.asarray(actions, dtype=np.float64).reshape(self.batch, self._agents.size, 2)
-            s.act[:, self._agents, 0:2] = a
-            s.act[:, self._agents, 2] = 1.0
-        self._step(self.step_ms, self._p, self._fc, self._tbs, self._cqi, *s.arrays())
-        self.t_ms = s.cs[:, 0].copy()
+            if self._agents.size == 1:
+                f = int(self._agents[0])
+                self._act[:, f, 0:2] = a[:, 0]
+                self._act[:, f, 2] = 1.0
+            else:
+                self._act[:, self._agents, 0:2] = a
+                self._act[:, self._agents, 2] = 1.0
+        self._step(self._step_ttis, *self._args)
+        self.t_ms = self._cs[:, 0].copy()
 
     def set_distances(self, distances_m: np.ndarray) -> None:
         """Move the UEs now: ``[B, U]`` distances in metres (replaying a trace, e.g. ns-3's).
@@ -102,4 +114,4 @@ class FastCellBatch:
     @property
     def done(self) -> np.ndarray:
         """``[B]`` whether each cell reached the end of its episode."""
-        return self.t_ms >= self.sim_ms
+        return self.t_ms >= self._sim_ms
