@@ -15,14 +15,14 @@ The run directory receives:
 - ``eval_history.csv``: one row per periodic evaluation and controller (policy and XRC, same
   scenario and seeds);
 - ``evaluation/``: the final comparison of the trained policy with the baselines on
-  ``eval_backend`` and ``eval_seeds`` (``summary.json``, ``summary.csv``, ``comparison.txt``).
+  ``eval_backend`` and ``eval_seeds`` (``cellgym.evaluation.evaluate_many`` and
+  ``cellgym.report.write_report``: ``results.parquet``/``results.csv``, ``flows.parquet``,
+  ``timeseries.parquet``, ``summary.csv``, ``report.md``, PNG plots; ``comparison.txt``).
 """
 
 from __future__ import annotations
 
-import json
 import logging
-import pickle
 import sys
 import time
 from dataclasses import asdict
@@ -85,65 +85,85 @@ def _save_config(cfg: Any, run_dir: Path) -> None:
         OmegaConf.save(cfg, path, resolve=True)
 
 
-def _load_policy(cfg: TrainConfig, run_dir: Path, model: Any, venv: Any) -> tuple[Any, str]:
-    """The policy of the final evaluation: the best periodic one or the last one."""
-    from agents.factory import NormalizedPolicy, algo_class
-
+def _final_model(cfg: TrainConfig, run_dir: Path) -> tuple[Path, str]:
+    """The model of the final evaluation: the best periodic one, or the last one."""
     best = run_dir / "best_model.zip"
     if cfg.final_model == "best" and best.is_file():
-        best_model = algo_class(cfg.agent.algo).load(str(best), device="cpu")
-        stats = run_dir / "best_vecnormalize.pkl"
-        best_norm = pickle.loads(stats.read_bytes()) if stats.is_file() else None
-        return NormalizedPolicy(best_model, best_norm, cfg.features), "best"
-    return NormalizedPolicy(model, venv, cfg.features), "last"
+        return best, "best"
+    return run_dir / "model.zip", "last"
+
+
+#: Per-controller means that ``train`` returns and prints (``cellgym.evaluation`` columns).
+MEAN_COLUMNS: dict[str, str] = {
+    "reward_mean": "mean_reward",
+    "utilization": "utilization",
+    "throughput_mbps": "throughput_mbps",
+    "jain_fairness": "jain_fairness",
+    "hol_delay_ms_p90": "hol_delay_ms_p90",
+    "hol_delay_ms_p95": "hol_delay_ms_p95",
+    "queueing_delay_ms_p95": "queueing_delay_ms_p95",
+    "hol_budget_compliance": "hol_budget_compliance",
+}
 
 
 def final_evaluation(
-    cfg: TrainConfig, policy: Any, run_dir: Path
-) -> tuple[list[dict[str, Any]], dict[str, dict[str, float]], Any]:
-    """Evaluate the policy and ``eval_baselines`` on ``eval_backend`` and ``eval_seeds``.
+    cfg: TrainConfig, model_path: Path, run_dir: Path, notes: str = ""
+) -> tuple[Any, dict[str, dict[str, float]], Any, dict[str, Path]]:
+    """Evaluate the trained model and ``eval_baselines`` on ``eval_backend`` and ``eval_seeds``.
 
-    Writes ``evaluation/summary.json`` (per controller and seed), ``summary.csv`` (means over
-    seeds) and ``comparison.txt``; prints the table.
+    Runs ``cellgym.evaluation.evaluate_many`` (``eval_jobs`` simulations at a time; the policy
+    goes through ``run_policy`` exactly like the baselines) and ``cellgym.report.write_report``
+    into ``<run_dir>/evaluation/``: ``results.parquet``/``results.csv`` (one row per controller
+    and seed), ``flows.parquet``, ``timeseries.parquet``, ``summary.csv`` (mean and 95 % CI per
+    controller), ``report.md``, the PNG plots, and ``comparison.txt`` (the summary as text).
 
     Returns:
-        The per-run metrics, the per-controller means and the means as a DataFrame.
+        The results table, the per-controller means (``MEAN_COLUMNS``), the summary table and
+        the written paths.
     """
-    import pandas as pd
-
-    from agents.callbacks import evaluate_controller, summarize
-    from cellgym.report import comparison_table
+    from cellgym.evaluation import evaluate_many
+    from cellgym.report import summarize, summary_table, write_report
 
     eval_dir = run_dir / "evaluation"
-    eval_dir.mkdir(exist_ok=True)
-    flow = cfg.scenario.agent_flows[0]
-    results: list[dict[str, Any]] = []
-    means: dict[str, dict[str, float]] = {}
-    for controller in [cfg.agent.name, *cfg.eval_baselines]:
-        t0 = time.monotonic()
-        runs = evaluate_controller(
-            cfg.scenario,
-            controller,
-            cfg.eval_seeds,
-            cfg.reward,
-            cfg.eval_backend,
-            cfg.timeout_s,
-            cfg.max_change,
-            cfg.action_mode,
-            policy=policy if controller == cfg.agent.name else None,
-        )
-        log.info(
-            "evaluated %s on %s in %.1f s", controller, cfg.eval_backend, time.monotonic() - t0
-        )
-        results.extend(runs)
-        means[controller] = summarize(runs, flow)
-    (eval_dir / "summary.json").write_text(json.dumps(results, indent=2) + "\n")
-    frame = pd.DataFrame([{"controller": c, **row} for c, row in means.items()])
-    frame.insert(1, "backend", cfg.eval_backend)
-    frame.to_csv(eval_dir / "summary.csv", index=False)
-    table = comparison_table(results)
+    label = cfg.agent.name
+    results, flows, timeseries = evaluate_many(
+        [label, *cfg.eval_baselines],
+        [cfg.scenario],
+        list(cfg.eval_seeds),
+        reward=cfg.reward,
+        backend=cfg.eval_backend,
+        jobs=cfg.eval_jobs,
+        policies={label: str(model_path)},
+        timeout_s=cfg.timeout_s,
+        max_change=cfg.max_change,
+        action_mode=cfg.action_mode,
+    )
+    paths = write_report(
+        results,
+        eval_dir,
+        flows=flows,
+        timeseries=timeseries,
+        title=f"{label} vs {', '.join(cfg.eval_baselines)} on {cfg.scenario.name}",
+        notes=notes,
+    )
+    summary = summarize(results)
+    table = summary_table(summary)
     (eval_dir / "comparison.txt").write_text(table + "\n")
-    return results, means, frame
+    paths["comparison"] = eval_dir / "comparison.txt"
+    means: dict[str, dict[str, float]] = {}
+    for controller, group in results.groupby("controller", sort=False):
+        ok = group[group["status"] == "ok"]
+        means[str(controller)] = {
+            key: float(ok[col].mean()) if len(ok) else float("nan")
+            for key, col in MEAN_COLUMNS.items()
+        }
+    failed = results[results["status"] != "ok"]
+    if len(failed):
+        for _, r in failed.iterrows():
+            log.error(
+                "final evaluation of %s, seed %s failed: %s", r["controller"], r["seed"], r["error"]
+            )
+    return results, means, summary, paths
 
 
 def train(cfg: Any) -> dict[str, Any]:
@@ -197,9 +217,10 @@ def train(cfg: Any) -> dict[str, Any]:
     if ckpt:
         truncate_eval_history(run_dir / "eval_history.csv", done)
     # A resumed run's environments continue from new episode seeds, not the first ones again.
-    venv = make_vec_env(typed, seed + done, ckpt.get("vecnormalize") if ckpt else None)
     loggers = RunLoggers(typed.logger, run_dir, to_dict(cfg), resume_from=done if ckpt else None)
+    venv = None
     try:
+        venv = make_vec_env(typed, seed + done, ckpt.get("vecnormalize") if ckpt else None)
         if ckpt:
             model = load_model(typed, ckpt["model"], venv, ckpt.get("replay_buffer"))
             log.info("resuming %s at %d of %d steps", run_dir, done, typed.total_timesteps)
@@ -250,32 +271,51 @@ def train(cfg: Any) -> dict[str, Any]:
         )
         model.save(run_dir / "model.zip")
         venv.save(str(run_dir / "vecnormalize.pkl"))
-        venv.training = False
-
-        policy, which = _load_policy(typed, run_dir, model, venv)
-        log.info("final evaluation of the %s model on %s", which, typed.eval_backend)
-        results, means, frame = final_evaluation(typed, policy, run_dir)
-        plots: list[Path] = []
-        loggers.log_final(means, frame, plots)
+    except BaseException:
+        loggers.close()
+        raise
     finally:
-        venv.close()
+        if venv is not None:
+            venv.close()
+    try:
+        model_path, which = _final_model(typed, run_dir)
+        log.info("final evaluation of the %s model on %s", which, typed.eval_backend)
+        t0 = time.monotonic()
+        notes = (
+            f"Trained {model.num_timesteps} steps of `{typed.agent.name}` on the "
+            f"`{typed.backend.name}` backend; evaluated the {which} model on "
+            f"`{typed.eval_backend}`, seeds {list(typed.eval_seeds)}. Run directory: `{run_dir}`."
+        )
+        results, means, summary, paths = final_evaluation(typed, model_path, run_dir, notes)
+        log.info("final evaluation in %.1f s", time.monotonic() - t0)
+        plots = [p for k, p in paths.items() if p.suffix == ".png"]
+        loggers.log_final(means, summary, plots)
+    finally:
         loggers.close()
 
-    table = (run_dir / "evaluation" / "comparison.txt").read_text()
-    print(table)
-    print(f"evaluation ({which} model, {typed.eval_backend}, seeds {list(typed.eval_seeds)}):")
+    print((run_dir / "evaluation" / "comparison.txt").read_text())
+    print(
+        f"final evaluation ({which} model, {typed.eval_backend} backend, "
+        f"seeds {list(typed.eval_seeds)}):"
+    )
     for controller, row in means.items():
         print(
             f"  {controller:>16}: reward {row['reward_mean']:.4f}  "
-            f"utilization {row['utilization']:.3f}  HoL p90 {row['hol_delay_ms_p90']:.1f} ms"
+            f"utilization {row['utilization']:.3f}  HoL p95 {row['hol_delay_ms_p95']:.1f} ms"
         )
+    print(f"report: {paths['report'].resolve()}")
     for path in plots:
         print(f"plot: {path.resolve()}")
     print(f"run directory: {run_dir.resolve()}")
+    failed = results[results["status"] != "ok"]
+    if (failed["controller"] == typed.agent.name).any():
+        raise RuntimeError(
+            f"the final evaluation of {typed.agent.name} failed: {failed['error'].iloc[0]}"
+        )
     return {
         "seed": seed,
         "run_dir": str(run_dir),
-        "results": results,
+        "results": results.to_dict("records"),
         "means": means,
         "timesteps": int(model.num_timesteps),
         "scenario": asdict(typed.scenario)["name"],

@@ -217,6 +217,7 @@ class TrainConfig:
         eval_backend: Simulator of the final evaluation.
         eval_seeds: Seeds of the final evaluation (the same for every controller).
         eval_baselines: Controllers evaluated beside the trained policy at the end.
+        eval_jobs: Simulations of the final evaluation run at a time (worker processes).
         run_dir: Where the run's files go.
         resume: A run directory to continue from its latest checkpoint (its saved config is
             used; the other overrides on the command line apply on top).
@@ -242,6 +243,7 @@ class TrainConfig:
     eval_backend: str = "ns3"
     eval_seeds: list[int] = field(default_factory=lambda: [101])
     eval_baselines: list[str] = field(default_factory=lambda: ["xrc_policy", "cubic"])
+    eval_jobs: int = 1
     run_dir: str = MISSING
     resume: str | None = None
     timeout_s: float = 60.0
@@ -260,6 +262,7 @@ class TrainConfig:
         _check_in("eval_backend", self.eval_backend, BACKENDS)
         if not self.eval_seeds:
             raise ValueError("eval_seeds is empty: give at least one seed")
+        _check_min("eval_jobs", self.eval_jobs, 1)
         _check_min("timeout_s", self.timeout_s, 0.0, strict=True)
 
 

@@ -16,6 +16,7 @@ import zipfile
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
@@ -104,21 +105,25 @@ def test_ppo_trains_and_is_evaluated_beside_xrc_with_wandb_offline(tmp_path, mon
     assert all(c == {"ppo", "xrc_policy"} for c in by_step.values())
     assert any("eval/ppo/reward_mean" in r and r["eval/ppo/reward_mean"] for r in progress)
 
-    # The final comparison: files, table, and the same numbers in the returned summary.
+    # The final comparison: tidy results, summary with CIs, report and plots, the same numbers
+    # as returned.
     ev = run_dir / "evaluation"
-    summary = json.loads((ev / "summary.json").read_text())
-    assert [(m["controller"], m["seed"], m["steps"]) for m in summary] == [
-        ("ppo", 7, 50),
-        ("xrc_policy", 7, 50),
+    results = pd.read_parquet(ev / "results.parquet")
+    assert results[["controller", "seed", "steps", "status"]].values.tolist() == [
+        ["ppo", 7, 50, "ok"],
+        ["xrc_policy", 7, 50, "ok"],
     ]
-    means = _rows(ev / "summary.csv")
-    assert [r["controller"] for r in means] == ["ppo", "xrc_policy"]
-    for r in means:
-        assert float(r["reward_mean"]) == pytest.approx(
-            out["means"][r["controller"]]["reward_mean"]
-        )
+    for _, r in results.iterrows():
+        assert r["mean_reward"] == pytest.approx(out["means"][r["controller"]]["reward_mean"])
+    summary = pd.read_csv(ev / "summary.csv")
+    assert summary["controller"].tolist() == ["ppo", "xrc_policy"]
+    assert "mean_reward_mean" in summary.columns
+    for name in ("report.md", "throughput_delay_single_flow.png", "delay_cdf_single_flow.png"):
+        assert (ev / name).is_file(), name
     table = (ev / "comparison.txt").read_text()
     assert "ppo" in table and "xrc_policy" in table and "reward" in table
+    printed = capsys.readouterr()
+    assert "plot: " in printed.out and str(ev / "report.md") in printed.out
 
     # W&B, offline: one run under the run directory holding the config, training and
     # evaluation scalars and the comparison table; TensorBoard events beside it.
@@ -131,7 +136,7 @@ def test_ppo_trains_and_is_evaluated_beside_xrc_with_wandb_offline(tmp_path, mon
     assert list((run_dir / "tensorboard").glob("events.out.tfevents.*"))
 
     # The progress bar shows reward per step and the last evaluation beside XRC.
-    err = capsys.readouterr().err
+    err = printed.err
     assert "rew/step" in err and "vs xrc_policy" in err
 
 
@@ -196,7 +201,7 @@ def test_killed_run_resumes_from_its_latest_checkpoint(tmp_path):
     history = [(int(r["timesteps"]), r["controller"]) for r in _rows(run_dir / "eval_history.csv")]
     assert len(history) == len(set(history))
     assert {t for t, _ in history} >= {2048, 4096, 8192, 16384}
-    assert list((run_dir / "evaluation").glob("comparison.txt"))
+    assert (run_dir / "evaluation" / "results.parquet").is_file()
 
 
 @pytest.mark.parametrize(
