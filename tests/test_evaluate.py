@@ -272,11 +272,6 @@ def test_evaluate_many_rejects_bad_arguments_before_running():
 
 def _save_checkpoint(folder: Path, name: str, broken: bool = False) -> Path:
     """A run directory as train.py leaves it: .hydra/config.yaml, model.zip, vecnormalize.pkl."""
-    from stable_baselines3 import PPO
-    from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
-
-    from envs.lte_cell import LteCellEnv
-
     folder.mkdir(parents=True)
     (folder / ".hydra").mkdir()
     (folder / ".hydra" / "config.yaml").write_text(
@@ -285,6 +280,11 @@ def _save_checkpoint(folder: Path, name: str, broken: bool = False) -> Path:
     if broken:
         (folder / "model.zip").write_bytes(b"this is not a zip file")
         return folder
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
+
+    from envs.lte_cell import LteCellEnv
+
     env = LteCellEnv(scenario=load_scenario("vs_cubic"), backend="fast")
     venv = DummyVecEnv([lambda: env])
     PPO("MlpPolicy", venv, n_steps=16, batch_size=16, seed=0, device="cpu").save(
@@ -329,6 +329,20 @@ def test_a_dying_worker_fails_only_its_own_job(tmp_path):
     assert by.loc["cubic", "status"] == "ok"
     assert by.loc["ppo", "status"] == "failed"
     assert "worker process died" in by.loc["ppo", "error"]
+
+
+def test_a_policy_object_takes_the_same_path_as_the_named_baseline():
+    from baselines import make_policy
+
+    xrc = make_policy("xrc_policy", max_change=2.0, step_ms=20.0, budget_ms=10.0)
+    results, flows, _ = evaluate_many(
+        ["xrc_policy"], ["vs_cubic"], [3], backend="fast", policies={"mine": xrc}, sim_time_s=1.0
+    )
+    assert list(results["kind"]) == ["baseline", "policy"]
+    metrics = [c for c in RESULT_COLUMNS if c not in ("controller", "kind", "wall_s")]
+    a, b = results[metrics].iloc[0], results[metrics].iloc[1]
+    pd.testing.assert_series_equal(a, b, check_names=False)
+    assert a["mean_reward"] == b["mean_reward"] and np.isfinite(a["mean_reward"])
 
 
 def test_evaluate_many_in_parallel_with_checkpoints_and_a_failing_job(tmp_path):
@@ -385,8 +399,9 @@ def _evaluate_py(*overrides: str, timeout: float = 300) -> subprocess.CompletedP
 
 def test_evaluate_py_fast_end_to_end(tmp_path):
     out = tmp_path / "eval"
+    broken = _save_checkpoint(tmp_path / "run_bad", "broken", broken=True)
     proc = _evaluate_py(
-        "controllers=[xrc_policy,cubic]",
+        f"controllers=[xrc_policy,cubic,{broken}]",
         "scenarios=[vs_cubic,fluctuating]",
         "seeds=[1,2]",
         "backend=fast",
@@ -394,22 +409,25 @@ def test_evaluate_py_fast_end_to_end(tmp_path):
         "jobs=1",
         f"out_dir={out}",
     )
-    assert proc.returncode == 0, proc.stderr[-3000:]
+    # The broken checkpoint fails at run time (not a zip file): exit 1, the rest reported.
+    assert proc.returncode == 1, proc.stderr[-3000:]
+    assert "FAILED broken / vs_cubic / seed 1: ValueError" in proc.stdout
     results = pd.read_parquet(out / "results.parquet")
     assert list(results.columns) == list(RESULT_COLUMNS)
-    assert len(results) == 2 * 2 * 2
+    assert len(results) == 3 * 2 * 2
     assert set(results["scenario"]) == {"vs_cubic", "fluctuating"}
-    assert (results["status"] == "ok").all()
-    assert len(pd.read_csv(out / "results.csv")) == 8
+    assert list(results["status"]) == ["ok"] * 8 + ["failed"] * 4
+    assert len(pd.read_csv(out / "results.csv")) == 12
     assert len(pd.read_parquet(out / "flows.parquet")) == 2 * 2 * 2 + 1 * 2 * 2
     summary = pd.read_csv(out / "summary.csv")
-    assert len(summary) == 4 and (summary["n"] == 2).all()
+    assert list(summary["n"]) == [2, 2, 2, 2, 0, 0] and list(summary["failed"][-2:]) == [2, 2]
     for scenario in ("vs_cubic", "fluctuating"):
         for kind in ("throughput_delay", "delay_cdf", "timeseries"):
             png = out / f"{kind}_{scenario}.png"
             assert png.read_bytes().startswith(PNG_MAGIC)
             assert f"plot: {png}" in proc.stdout
-    assert "xrc_policy" in (out / "report.md").read_text()
+    report = (out / "report.md").read_text()
+    assert "xrc_policy" in report and "## Failed runs" in report
     assert "mean ± 95 % confidence interval" in proc.stdout
     assert "xrc_policy" in (out / "comparison.txt").read_text()
 
