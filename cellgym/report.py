@@ -457,11 +457,13 @@ def plot_timeseries(
     seed: int | None = None,
     quantities: Sequence[str] = tuple(TIMESERIES_QUANTITIES),
     axes: Sequence[Any] | None = None,
+    smooth_s: float = 0.2,
 ) -> Any:
     """Per-step throughput, cwnd and HoL delay of the agent flow under each controller, one seed.
 
     The throughput panel also shows the agent UE's available capacity (first controller's run)
-    as a grey line.
+    as a grey line; throughput is a moving average over ``smooth_s`` (per-step deliveries of
+    20 ms are bursty).
 
     Args:
         timeseries: The per-step table of ``evaluate_many``.
@@ -469,6 +471,7 @@ def plot_timeseries(
         seed: The seed to draw; default the smallest.
         quantities: Columns of the table, one panel each.
         axes: One axes per quantity; default a new figure.
+        smooth_s: Window of the throughput's moving average, in seconds (0: none).
 
     Returns:
         The matplotlib ``Figure``.
@@ -488,16 +491,19 @@ def plot_timeseries(
         if q == "throughput_mbps" and len(ts):
             first = ts[ts["controller"] == ts["controller"].iloc[0]]
             first = first.groupby("t", as_index=False)["capacity_mbps"].first()
-            ax.plot(first["t"], first["capacity_mbps"], color="0.6", lw=1, label="capacity")
+            ax.plot(first["t"], first["capacity_mbps"], color="0.6", lw=1, label="UE capacity")
         for c in labels:
             run = ts[ts["controller"] == c]
             if run.empty:
                 continue
-            series = (
-                run.groupby("t", as_index=False)[q].mean()
-                if q != "throughput_mbps"
-                else (run.groupby("t", as_index=False)[q].sum())
-            )
+            if q == "throughput_mbps":
+                series = run.groupby("t", as_index=False)[q].sum()
+                step = float(np.median(np.diff(series["t"]))) if len(series) > 1 else 0.0
+                if smooth_s > 0 and step > 0:
+                    window = max(1, round(smooth_s / step))
+                    series[q] = series[q].rolling(window, min_periods=1).mean()
+            else:
+                series = run.groupby("t", as_index=False)[q].mean()
             ax.plot(series["t"], series[q] * scale, color=colors[c], lw=1, label=c)
         ax.set_ylabel(TIMESERIES_QUANTITIES.get(q, q))
         ax.grid(True, alpha=0.3)
