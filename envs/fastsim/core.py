@@ -149,6 +149,7 @@ from envs.fastsim.state import (
     V_OWD,
     V_UNIQ,
     X_B_BTLBW,
+    X_B_CONSERVE,
     X_B_CYCLE,
     X_B_CYCLESTAMP,
     X_B_FILLED,
@@ -555,7 +556,9 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg):
             fx[b, f, X_B_MINRTT] = rtt
             fx[b, f, X_B_MINSTAMP] = t
     fx[b, f, X_B_ROUNDDELIV] += acked_bytes
-    round_end = fi[b, f, I_UNA] >= fx[b, f, X_B_ROUNDEND]
+    # Packet-timed rounds (Linux ``bbr_update_round``): a round ends when a segment sent after its
+    # start is (selectively) acknowledged, so rounds go on during loss recovery.
+    round_end = fi[b, f, I_VIEW_HIGH] >= fx[b, f, X_B_ROUNDEND]
     if round_end:
         dur = max(1.0, t - fx[b, f, X_B_ROUNDSTART])
         sample = fx[b, f, X_B_ROUNDDELIV] / dur
@@ -621,7 +624,7 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg):
         return
     target = cwnd_gain * bdp + 3 * seg
     cwnd = fx[b, f, X_CWND]
-    if fi[b, f, I_CSTATE] == ST_RECOVERY:
+    if fi[b, f, I_CSTATE] == ST_RECOVERY and fi[b, f, I_UNA] < fx[b, f, X_B_CONSERVE]:
         cwnd = max(cwnd, pipe_bytes + acked_bytes)
     elif fx[b, f, X_B_FILLED] > 0:
         cwnd = min(cwnd + acked_bytes, target)
@@ -738,6 +741,13 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
                 fx[b, f, X_SSTHRESH] = ss
                 if cca != CCA_BBR:
                     fx[b, f, X_CWND] = ss
+                else:
+                    # BBR v1 (Linux, ns-3 TcpBbr): save the window, then packet conservation for
+                    # one round: the window falls to what is in flight plus what this ACK
+                    # delivered, and grows only with deliveries.
+                    fx[b, f, X_B_PRIOR_CWND] = fx[b, f, X_CWND]
+                    fx[b, f, X_CWND] = max(pipe_bytes + max(delivered_segs, 0) * seg, 4 * seg)
+                    fx[b, f, X_B_CONSERVE] = fi[b, f, I_SND_NXT]
                 fi[b, f, I_CSTATE] = ST_RECOVERY
                 fi[b, f, I_RECOVER] = fi[b, f, I_SND_NXT]
                 _on_loss_state(fx, fi, b, f, cca, t)
@@ -747,6 +757,9 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
     if state != ST_OPEN and v_cum >= fi[b, f, I_RECOVER]:
         if state == ST_RECOVERY and cca != CCA_BBR:
             fx[b, f, X_CWND] = fx[b, f, X_SSTHRESH]
+        elif state == ST_RECOVERY:
+            fx[b, f, X_CWND] = max(fx[b, f, X_CWND], fx[b, f, X_B_PRIOR_CWND])
+            fx[b, f, X_B_CONSERVE] = 0.0
         fi[b, f, I_CSTATE] = ST_OPEN
         exited = state == ST_RECOVERY
         if cca == CCA_AGENT:

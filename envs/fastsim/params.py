@@ -4,7 +4,7 @@
 (``envs.fastsim.core``) reads: a vector of cell-wide scalars (``P_*`` indices), a ``[F, FC_*]``
 matrix of flow settings and the link-adaptation tables. Model knobs that the scenario does not
 name (air-interface delays, HARQ block error rate, scheduler, the calibrated SINR -> CQI
-thresholds) are fields with defaults calibrated against ns-3 (docs/calibration.md).
+thresholds) are fields with defaults calibrated against ns-3 (docs/calibration/README.md).
 """
 
 from __future__ import annotations

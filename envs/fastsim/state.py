@@ -119,7 +119,8 @@ X_O_RX = 58
 X_O_LOSS = 59
 X_O_RETX = 60
 X_O_SENT = 61
-X_LEN = 62
+X_B_CONSERVE = 62  # BBR: packet conservation until the ACK passes this sequence
+X_LEN = 63
 BBR_FILTER = 10  # rounds in BBR's max-bandwidth filter
 
 # -- per UE (float64 [B, U, U_LEN]) ------------------------------------------------------------
