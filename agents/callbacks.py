@@ -145,6 +145,26 @@ def read_eval_history(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(f))
 
 
+def best_evaluation(path: Path, label: str) -> tuple[int, dict[str, float]] | None:
+    """The steps and the mean rewards by controller of the evaluation where ``label`` was best.
+
+    Args:
+        path: ``eval_history.csv``.
+        label: The policy's controller name.
+    """
+    rows = read_eval_history(path)
+    mine = [r for r in rows if r["controller"] == label and np.isfinite(float(r["reward_mean"]))]
+    if not mine:
+        return None
+    best = max(mine, key=lambda r: float(r["reward_mean"]))
+    steps = int(float(best["timesteps"]))
+    return steps, {
+        r["controller"]: float(r["reward_mean"])
+        for r in rows
+        if int(float(r["timesteps"])) == steps
+    }
+
+
 def truncate_eval_history(path: Path, timesteps: int) -> None:
     """Drop the rows after ``timesteps`` (evaluations a killed run made after its checkpoint)."""
     rows = [r for r in read_eval_history(path) if int(float(r["timesteps"])) <= timesteps]

@@ -184,6 +184,7 @@ def train(cfg: Any) -> dict[str, Any]:
         PeriodicEvalCallback,
         ProgressBarCallback,
         ResumableCheckpointCallback,
+        best_evaluation,
         latest_checkpoint,
         truncate_eval_history,
     )
@@ -302,6 +303,14 @@ def train(cfg: Any) -> dict[str, Any]:
         print(
             f"  {controller:>16}: reward {row['reward_mean']:.4f}  "
             f"utilization {row['utilization']:.3f}  HoL p95 {row['hol_delay_ms_p95']:.1f} ms"
+        )
+    best = best_evaluation(run_dir / "eval_history.csv", typed.agent.name)
+    if best is not None:
+        steps, rewards = best
+        print(
+            f"periodic evaluation ({evaluator.backend} backend, seeds {evaluator.seeds}), best at "
+            f"{steps} steps: "
+            + ", ".join(f"{name} reward {value:.4f}" for name, value in rewards.items())
         )
     print(f"report: {paths['report'].resolve()}")
     for path in plots:

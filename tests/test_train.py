@@ -124,6 +124,7 @@ def test_ppo_trains_and_is_evaluated_beside_xrc_with_wandb_offline(tmp_path, mon
     assert "ppo" in table and "xrc_policy" in table and "reward" in table
     printed = capsys.readouterr()
     assert "plot: " in printed.out and str(ev / "report.md") in printed.out
+    assert "periodic evaluation (fast backend, seeds [7]), best at" in printed.out
 
     # W&B, offline: one run under the run directory holding the config, training and
     # evaluation scalars and the comparison table; TensorBoard events beside it.
