@@ -197,23 +197,40 @@ def load_results(eval_dir: str | Path) -> pd.DataFrame:
     Reads ``results.parquet`` when present (``evaluate.py``), else ``summary.json`` (a list of
     metrics records, as in a run's ``evaluation/`` folder or older evaluations) flattened to the
     same columns: ``controller``, ``scenario``, ``seed``, ``utilization``, ``jain_fairness``,
-    ``reward_mean``, ``hol_delay_ms_p50/p90/p99``, ``queueing_delay_ms_p50/...``,
-    ``throughput_mbps`` (summed over the agent flows), ``rtt_ms_p50/...``, ``fct_s``, ...
+    ``mean_reward`` (also as ``reward_mean``), ``hol_delay_ms_p50/p90/p99``,
+    ``queueing_delay_ms_p50/...``, ``throughput_mbps`` (summed over the agent flows),
+    ``rtt_ms_p50/...``, ``fct_s``, ...
 
     Raises:
         FileNotFoundError: When neither file exists.
     """
     eval_dir = Path(eval_dir)
     parquet = eval_dir / "results.parquet"
-    if parquet.is_file():
-        return pd.read_parquet(parquet)
     summary = eval_dir / "summary.json"
-    if summary.is_file():
+    if parquet.is_file():
+        frame = pd.read_parquet(parquet)
+    elif summary.is_file():
         records = json.loads(summary.read_text())
         if isinstance(records, dict):
             records = list(records.values())
-        return pd.DataFrame([_flatten_record(r) for r in records])
-    raise FileNotFoundError(f"{eval_dir}: no results.parquet or summary.json")
+        frame = pd.DataFrame([_flatten_record(r) for r in records])
+    else:
+        raise FileNotFoundError(f"{eval_dir}: no results.parquet or summary.json")
+    if "mean_reward" in frame and "reward_mean" not in frame:
+        frame["reward_mean"] = frame["mean_reward"]
+    return frame
+
+
+def final_rewards(run_dir: str | Path) -> pd.Series:
+    """Mean reward per controller (over the seeds) in a run's final evaluation (``evaluation/``).
+
+    For the trained policy (labelled with the agent's name, e.g. ``ppo``) this is the objective
+    that ``train.py``'s Hydra main returns to sweepers such as Optuna.
+    """
+    results = load_results(Path(run_dir) / "evaluation")
+    if "status" in results:
+        results = results[results["status"].eq("ok")]
+    return results.groupby("controller", sort=False)["reward_mean"].mean()
 
 
 def load_summary(eval_dir: str | Path) -> pd.DataFrame:

@@ -7,13 +7,15 @@
 #                                      returns once `sinfo` shows the node idle
 #   scripts/slurm-cluster.sh stop      stop the daemons this script started
 #   scripts/slurm-cluster.sh status    daemons and `sinfo`
-#   scripts/slurm-cluster.sh env       the line to eval so that sbatch/sinfo find the cluster:
+#   scripts/slurm-cluster.sh env       the lines to eval so that sbatch/sinfo/sacct find the cluster:
 #                                      eval "$(scripts/slurm-cluster.sh env)"
 #
 # Everything lives in $CELLGYM_SLURM_DIR (default /tmp/cellgym-slurm): slurm.conf, state, spool,
 # logs and pid files; nothing is written to /etc/slurm, so an existing Slurm set-up is untouched.
 # The clients find the cluster through SLURM_CONF=$CELLGYM_SLURM_DIR/slurm.conf. Munge uses the
-# system's key (/etc/munge/munge.key, created when missing) and socket.
+# system's key (/etc/munge/munge.key, created when missing) and socket. There is no accounting
+# database: $CELLGYM_SLURM_DIR/bin/sacct (scripts/slurm-sacct.sh, first on PATH with `env`) answers
+# submitit's job-state queries from `scontrol show job`.
 #
 # No systemd and no cgroups: ProctrackType=proctrack/linuxproc, TaskPlugin=task/none. The node is
 # this host (`hostname -s`) at 127.0.0.1; the daemons run as root (SlurmUser=root). Slurm has no
@@ -132,7 +134,7 @@ SlurmctldTimeout=30
 SlurmdTimeout=30
 InactiveLimit=0
 KillWait=5
-MinJobAge=300
+MinJobAge=3600
 Waittime=0
 NodeName=$host NodeAddr=127.0.0.1 CPUs=$cpus RealMemory=$mem State=UNKNOWN
 PartitionName=$PARTITION Nodes=$host Default=YES MaxTime=INFINITE State=UP OverSubscribe=NO
@@ -152,6 +154,8 @@ do_start() {
   fi
   do_stop_daemons
   write_conf
+  mkdir -p "$DIR/bin"
+  ln -sf "$(cd "$(dirname "$0")" && pwd)/slurm-sacct.sh" "$DIR/bin/sacct"
   start_munge
   # -i: ignore a stale state from an earlier cluster in the same directory.
   SLURM_CONF=$CONF slurmctld -i -f "$CONF"
@@ -216,7 +220,10 @@ case "${1:-}" in
   start) do_start ;;
   stop) do_stop ;;
   status) do_status ;;
-  env) echo "export SLURM_CONF=$CONF" ;;
+  env)
+    echo "export SLURM_CONF=$CONF"
+    echo "export PATH=$DIR/bin:\$PATH"
+    ;;
   *)
     echo "usage: $0 install|start|stop|status|env" >&2
     exit 2

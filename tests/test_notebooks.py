@@ -9,7 +9,6 @@ and the test checks that they drew their figures and found the W&B run.
 from __future__ import annotations
 
 import base64
-import json
 import os
 import subprocess
 import sys
@@ -19,6 +18,10 @@ import nbformat
 import pytest
 
 from cellgym import runs
+
+# The fixtures train and evaluate (numba compiles the fast cell on a cold cache): more time than
+# the default 600 s per test, which counts fixture set-up.
+pytestmark = pytest.mark.timeout(1200)
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = ROOT / "notebooks"
@@ -169,6 +172,7 @@ def test_tiny_run_has_what_the_notebooks_read(tiny_run, tiny_eval):
     own = runs.load_results(tiny_run / "evaluation")
     assert set(own["controller"]) == {"ppo", "xrc_policy"}
     assert own["reward_mean"].notna().all()
+    assert runs.final_rewards(tiny_run).index.tolist()[0] == "ppo"
 
 
 def test_training_curves_notebook(tiny_run, monkeypatch):
@@ -192,8 +196,7 @@ def test_controller_comparison_notebook(tiny_eval, monkeypatch):
 
 
 def test_controller_comparison_notebook_on_a_run_directory(tiny_run, monkeypatch):
-    # A training run's evaluation/ (summary.json, no time series): percentiles instead of CDFs.
+    # A training run's own final evaluation (its evaluation/ folder) is a valid input too.
     outputs = _execute("controller_comparison.ipynb", monkeypatch, CELLGYM_EVAL_DIR=str(tiny_run))
     assert len(_images(outputs)) >= 2
-    assert "no per-step time series" in _text(outputs)
-    assert json.loads((tiny_run / "evaluation" / "summary.json").read_text())
+    assert str(tiny_run / "evaluation") in _text(outputs)

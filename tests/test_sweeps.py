@@ -15,10 +15,9 @@ import sys
 import time
 from pathlib import Path
 
-import pandas as pd
 import pytest
 
-from cellgym.runs import find_run_dirs, load_config, load_overrides, load_seed
+from cellgym.runs import final_rewards, find_run_dirs, load_config, load_overrides, load_seed
 
 ROOT = Path(__file__).resolve().parent.parent
 SCRIPT = ROOT / "scripts" / "slurm-cluster.sh"
@@ -61,9 +60,9 @@ def _check_finished(run_dir: Path, seed: int) -> None:
     assert f"seed={seed}" in load_overrides(run_dir)
     assert load_config(run_dir)["seed"] == seed
     assert (run_dir / "model.zip").is_file()
-    summary = pd.read_csv(run_dir / "evaluation" / "summary.csv")
-    assert set(summary["controller"]) == {"ppo", "xrc_policy"}
-    assert summary["reward_mean"].notna().all()
+    rewards = final_rewards(run_dir)
+    assert set(rewards.index) == {"ppo", "xrc_policy"}
+    assert rewards.notna().all()
 
 
 def test_local_sweep_isolates_a_failing_job(tmp_path):
@@ -95,11 +94,12 @@ def test_optuna_sweep_returns_the_objective(tmp_path):
             "hydra.sweeper.n_trials=2",
             "hydra.sweeper.n_jobs=2",
             "hydra.sweeper.sampler.n_startup_trials=2",
-            # A command-line range replaces the config's (rollouts that fit the tiny budget).
-            "agent.kwargs.n_steps=choice(64,128)",
             f"hydra.sweep.dir={sweep}",
             *TINY,
             "seed=7",
+            # A command-line range replaces the config's (rollouts that fit the tiny budget);
+            # after TINY, whose fixed n_steps would otherwise take the key out of the search.
+            "agent.kwargs.n_steps=choice(64,128)",
         ]
     )
     out = proc.stdout + proc.stderr
@@ -118,10 +118,7 @@ def test_optuna_sweep_returns_the_objective(tmp_path):
     best = [
         d
         for d in find_run_dirs(sweep)
-        if pd.read_csv(d / "evaluation" / "summary.csv")
-        .set_index("controller")
-        .loc["ppo", "reward_mean"]
-        == pytest.approx(float(result.best_value))
+        if final_rewards(d)["ppo"] == pytest.approx(float(result.best_value))
     ]
     assert best, (result, out[-2000:])
     assert len(find_run_dirs(sweep)) == 2
@@ -167,7 +164,12 @@ def slurm_cluster():
     start = _cluster("start", state_dir, timeout=120)
     assert start.returncode == 0, start.stdout + start.stderr
     try:
-        yield {"SLURM_CONF": str(Path(state_dir) / "slurm.conf"), "CELLGYM_SLURM_DIR": state_dir}
+        yield {
+            "SLURM_CONF": str(Path(state_dir) / "slurm.conf"),
+            "CELLGYM_SLURM_DIR": state_dir,
+            # The cluster's sacct (job states from scontrol): there is no accounting database.
+            "PATH": f"{state_dir}/bin{os.pathsep}{os.environ.get('PATH', '')}",
+        }
     finally:
         if not was_running:
             stop = _cluster("stop", state_dir, timeout=60)
@@ -175,8 +177,10 @@ def slurm_cluster():
 
 
 @pytest.mark.slurm
+@pytest.mark.timeout(900)
 def test_slurm_sweep_runs_on_a_real_cluster(tmp_path, slurm_cluster):
     sweep = tmp_path / "sweep"
+    # Two real jobs and one that fails in train() (seed out of range): one array of three tasks.
     proc, wall = _train(
         [
             "hydra/launcher=slurm",
@@ -185,35 +189,43 @@ def test_slurm_sweep_runs_on_a_real_cluster(tmp_path, slurm_cluster):
             "hydra.launcher.timeout_min=10",
             f"hydra.sweep.dir={sweep}",
             *TINY,
-            "seed=1,2",
+            "seed=1,2,4294967296",
         ],
         env=slurm_cluster,
     )
     out = proc.stdout + proc.stderr
-    assert proc.returncode == 0, out[-3000:]
+    # Hydra collects every job's result, then reports the failed one: non-zero exit status.
+    assert proc.returncode != 0, out[-3000:]
+    assert "seed=4294967296 is out of range" in out, out[-3000:]
     jobs = _jobs_by_seed(sweep)
     assert sorted(jobs) == [1, 2], out[-3000:]
     for seed, run_dir in jobs.items():
         _check_finished(run_dir, seed)
-    # Both jobs went through Slurm: one array, a log and a result per task in .submitit/.
+    # Every job went through Slurm: one array, a log and a result per task in .submitit/.
     results = sorted((sweep / ".submitit").glob("*_*/*_result.pkl"))
-    assert len(results) == 2, sorted(p.name for p in (sweep / ".submitit").rglob("*"))
+    assert len(results) == 3, sorted(p.name for p in (sweep / ".submitit").rglob("*"))
     array_ids = {p.parent.name.split("_")[0] for p in results}
     assert len(array_ids) == 1
     logs = sorted((sweep / ".submitit").glob("*_*/*_log.out"))
-    assert any("run directory" in p.read_text() for p in logs)
+    assert sum("run directory" in p.read_text() for p in logs) == 2
     # The array leaves the queue once its tasks' processes have exited.
     job_id = array_ids.pop()
+    env = {**os.environ, **slurm_cluster}
     deadline = time.monotonic() + 60
     while True:
         queue = subprocess.run(
-            ["squeue", "-h", "-j", job_id],
-            env={**os.environ, **slurm_cluster},
-            capture_output=True,
-            text=True,
+            ["squeue", "-h", "-j", job_id], env=env, capture_output=True, text=True
         )
         if queue.stdout.strip() == "" or time.monotonic() > deadline:
             break
         time.sleep(1)
     assert queue.stdout.strip() == "", queue.stdout
-    print(f"slurm sweep (2 jobs): {wall:.1f} s")
+    states = subprocess.run(
+        ["sacct", "-o", "JobID,State,NodeList", "--parsable2", "-j", job_id],
+        env=env,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert states.count("|COMPLETED|") == 3, states
+    print(f"slurm sweep (3 jobs, one failing): {wall:.1f} s")
