@@ -281,3 +281,38 @@ def test_derived_features_are_the_window_against_the_fair_share_bdp():
     assert f[11:].tolist() == pytest.approx([1.0, -1.0, 12.0, 1.0, 0.0])
     assert transform(np.zeros(11), "derived")[11:].tolist() == [0.0, 0.0, 0.0, 0.0, 0.0]
     assert transform(obs, "raw") is not None and transform(obs, "raw").shape == (11,)
+
+
+def test_off_policy_run_continues_with_its_replay_buffer(tmp_path):
+    from stable_baselines3 import SAC
+
+    from agents.train import resume_config
+
+    cfg = _compose(
+        [
+            f"run_dir={tmp_path}",
+            "agent=sac",
+            *SMALL,
+            "backend.n_envs=2",
+            "total_timesteps=200",
+            "checkpoint_freq=100",
+            "eval.freq=0",
+            "agent.kwargs.learning_starts=50",
+            "agent.kwargs.batch_size=32",
+        ]
+    )
+    first = train(cfg)
+    assert first["timesteps"] == 200
+    # Train further from the latest checkpoint (200 steps): same directory, seed and buffer.
+    out = train(resume_config(tmp_path, ["total_timesteps=400"]))
+    assert out["seed"] == first["seed"] and out["timesteps"] == 400
+    latest = json.loads((tmp_path / "checkpoints" / "latest.json").read_text())
+    assert latest["timesteps"] == 400
+    model = SAC.load(tmp_path / "model.zip", device="cpu")
+    model.load_replay_buffer(tmp_path / "checkpoints" / latest["replay_buffer"])
+    # Two envs, 200 steps each, kept across the resume (a fresh buffer would hold about 100).
+    # A checkpoint is taken in the step callback, before SB3 stores that step's transition, so
+    # each checkpoint lacks its own last step.
+    assert model.replay_buffer.size() == 200 - 2
+    with pytest.raises(ValueError, match="seed is fixed when resuming"):
+        resume_config(tmp_path, ["seed=3"])
