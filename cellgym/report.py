@@ -8,6 +8,8 @@ matplotlib ``Figure``, so notebooks can show it) and ``write_report``.
 
 from __future__ import annotations
 
+import functools
+import io
 import math
 from collections.abc import Sequence
 from pathlib import Path
@@ -286,10 +288,24 @@ def _colors(labels: Sequence[str]) -> dict[str, Any]:
     return {c: cmap(i % cmap.N) for i, c in enumerate(labels)}
 
 
-def _new_figure(nrows: int = 1, ncols: int = 1, size: tuple[float, float] = (6.0, 4.5)) -> Any:
+@functools.cache
+def _figure_class() -> type:
+    """A matplotlib ``Figure`` that Jupyter shows as PNG without pyplot (``_repr_png_``)."""
     from matplotlib.figure import Figure
 
-    fig = Figure(figsize=(size[0] * ncols, size[1] * nrows), layout="constrained")
+    class ReportFigure(Figure):
+        """A figure made without pyplot: no GUI, freed when unreferenced, shown by Jupyter."""
+
+        def _repr_png_(self) -> bytes:
+            buf = io.BytesIO()
+            self.savefig(buf, format="png", dpi=100)
+            return buf.getvalue()
+
+    return ReportFigure
+
+
+def _new_figure(nrows: int = 1, ncols: int = 1, size: tuple[float, float] = (6.0, 4.5)) -> Any:
+    fig = _figure_class()(figsize=(size[0] * ncols, size[1] * nrows), layout="constrained")
     axes = fig.subplots(nrows, ncols, squeeze=False)
     return fig, axes
 

@@ -184,6 +184,7 @@ def _hand_timeseries() -> pd.DataFrame:
 
 def test_plot_functions_return_figures():
     fig = plot_throughput_delay(_hand_results())
+    assert fig._repr_png_().startswith(PNG_MAGIC)  # Jupyter shows it without pyplot
     ax = fig.axes[0]
     assert ax.xaxis_inverted()  # Zeus style: lower delay to the right
     assert [t.get_text() for t in ax.get_legend().get_texts()] == ["a", "b"]
