@@ -355,6 +355,13 @@ def resolve_checkpoint(
             f"write it as <algo>:<path>, <algo> one of {', '.join(sorted(set(CHECKPOINT_ALGOS)))}"
         )
     stats = _vecnormalize_for(model)
+    if stats is None and cfg.get("norm_obs", False):
+        log.warning(
+            "controller %s: trained with normalised observations but no VecNormalize statistics "
+            "found beside %s; the policy will see raw observations",
+            path,
+            model,
+        )
     return ControllerSpec(
         label=label or str(agent.get("name") or algo_cls.lower()),
         kind="trained",
