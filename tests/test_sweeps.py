@@ -95,11 +95,11 @@ def test_optuna_sweep_returns_the_objective(tmp_path):
             "hydra.sweeper.n_jobs=2",
             "hydra.sweeper.sampler.n_startup_trials=2",
             f"hydra.sweep.dir={sweep}",
-            *TINY,
-            "seed=7",
-            # A command-line range replaces the config's (rollouts that fit the tiny budget);
-            # after TINY, whose fixed n_steps would otherwise take the key out of the search.
+            # A fixed value of a searched key takes it out of the search: leave n_steps to
+            # Optuna, with a command-line range that replaces the config's (tiny rollouts).
+            *[a for a in TINY if not a.startswith("agent.kwargs.n_steps=")],
             "agent.kwargs.n_steps=choice(64,128)",
+            "seed=7",
         ]
     )
     out = proc.stdout + proc.stderr
