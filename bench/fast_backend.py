@@ -9,8 +9,9 @@ Scenario: one UE at 100 m, 50 RBs, one bulk flow driven by the agent (``CellGym/
 - the fast backend, one environment: ``gym.make("CellGym/LteSingleFlow-v0", backend="fast")``;
 - the fast backend batched: ``make_fast_vec_env`` (Gymnasium ``VectorEnv``) with 1, 64 and 1024
   cells, counting every cell's step (aggregate env steps/s), and the bare compiled kernel
-  (``FastCellBatch.step``) on the same batches, which shows the Python wrapper's share (numba
-  threads over cells from 64 cells on; once more for 1024 cells on one thread, the per-core rate);
+  (``FastCellBatch.step``) on the same batches, which shows the Python wrapper's share (one
+  thread by default on a machine with fewer than 4 numba threads; once more for 64 and 1024 cells
+  with numba threads over cells, ``parallel=True``);
 - how cost grows with UEs per cell (one CUBIC flow per UE) and flows per cell (CUBIC flows on
   one UE), for 1 and 64 cells of the bare kernel.
 
@@ -133,10 +134,9 @@ def main() -> None:
     for b in (1, 64, 1024):
         line(f"fast, VectorEnv {b} cells", bench_vec(b, args.seconds))
         line(f"fast, bare kernel {b} cells", bench_kernel(single_agent, b, args.seconds))
-    line(
-        "fast, bare kernel 1024 cells 1 thread",
-        bench_kernel(single_agent, 1024, args.seconds, False),
-    )
+    for b in (64, 1024):
+        rate = bench_kernel(single_agent, b, args.seconds, parallel=True)
+        line(f"fast, bare kernel {b} cells threads", rate)
 
     print("\nCost growth (bare kernel, CUBIC flows; cell steps/s for 1 and 64 cells):")
     print(f"{'cell':<22}{'1 cell':>14}{'64 cells':>14}")

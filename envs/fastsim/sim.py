@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numba
 import numpy as np
 
 from cellgym.fields import UE
@@ -9,8 +10,12 @@ from envs.fastsim import core
 from envs.fastsim.params import FastSimParams
 from envs.fastsim.state import U_DIST, U_MCS, CellState
 
-#: From this many cells on, the batch is spread over threads (numba ``prange``).
-PARALLEL_MIN_CELLS = 64
+#: From this many cells on, the batch is spread over threads (numba ``prange``), provided numba
+#: has at least ``PARALLEL_MIN_THREADS`` threads. On the 2-core development machine, shared with
+#: other processes, OpenMP threads that wait at the end of every step for a descheduled sibling
+#: made 64 cells 18x and 1024 cells up to 3x slower than one thread (bench/README.md).
+PARALLEL_MIN_CELLS = 256
+PARALLEL_MIN_THREADS = 4
 
 
 class FastCellBatch:
@@ -35,7 +40,9 @@ class FastCellBatch:
         self._dist0 = params.initial_distances()
         self._agents = np.array(params.spec.agent_flows, dtype=np.int64)
         if parallel is None:
-            parallel = batch >= PARALLEL_MIN_CELLS
+            parallel = (
+                batch >= PARALLEL_MIN_CELLS and numba.get_num_threads() >= PARALLEL_MIN_THREADS
+            )
         self._step = core.step_batch_parallel if parallel else core.step_batch
         # The state's arrays never move: build the kernel's argument tuple once (per-step Python
         # overhead dominates a single cell's step).
