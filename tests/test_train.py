@@ -134,6 +134,7 @@ def test_ppo_trains_and_is_evaluated_beside_xrc_with_wandb_offline(tmp_path, mon
     for key in (b"total_timesteps", b"train/value_loss", b"eval/ppo/reward_mean", b"final/ppo"):
         assert key in blob, key
     assert list((runs[0] / "files" / "media" / "table").rglob("*.table.json"))
+    assert len(list((runs[0] / "files" / "media" / "images").rglob("*.png"))) == 3
     assert list((run_dir / "tensorboard").glob("events.out.tfevents.*"))
 
     # The progress bar shows reward per step and the last evaluation beside XRC.
