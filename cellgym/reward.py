@@ -89,24 +89,53 @@ def reward_terms(
     Returns:
         ``utilization``, ``delay_ms``, ``delay_penalty``, ``jain`` and ``reward``.
     """
-    ue = int(flow_ue[flow])
-    delivered_mbps = flows[flow_ue == ue, FLOW["rx_bytes"]].sum() * 8e-6 / step_s
-    capacity = ues[ue, UE["capacity_mbps"]]
-    utilization = float(np.clip(delivered_mbps / capacity, 0.0, 1.0)) if capacity > 0 else 0.0
-    delay = queueing_delay_ms(flows[flow], ues[ue, UE["hol_ms"]])
+    # Plain Python floats over the step's few rows: the same float64 arithmetic in the same order
+    # as the vectorised form (``reward_terms_batch``), several times faster for one cell.
+    rows = flows.tolist()
+    owners = flow_ue.tolist()
+    ue = int(owners[flow])
+    rx, act = FLOW["rx_bytes"], FLOW["active"]
+    delivered = 0.0
+    for row, owner in zip(rows, owners, strict=True):
+        if owner == ue:
+            delivered += row[rx]
+    delivered_mbps = delivered * 8e-6 / step_s
+    ue_row = ues[ue].tolist()
+    capacity = ue_row[UE["capacity_mbps"]]
+    utilization = min(1.0, max(0.0, delivered_mbps / capacity)) if capacity > 0 else 0.0
+    delay = _queueing_delay(rows[flow], ue_row[UE["hol_ms"]])
     penalty = min(
         spec.max_delay_penalty, max(0.0, delay - spec.delay_budget_ms) / spec.delay_budget_ms
     )
-    active = flows[:, FLOW["active"]] > 0
-    jain = jain_index(flows[active, FLOW["rx_bytes"]])
+    jain = _jain([row[rx] for row in rows if row[act] > 0])
     reward = spec.w_utilization * utilization - spec.w_delay * penalty + spec.w_fairness * jain
     return {
         "utilization": utilization,
         "delay_ms": delay,
         "delay_penalty": penalty,
         "jain": jain,
-        "reward": float(reward),
+        "reward": reward,
     }
+
+
+def _jain(x: list[float]) -> float:
+    """``jain_index`` of a short list of Python floats."""
+    if not x or not any(v > 0 for v in x):
+        return 1.0
+    total = 0.0
+    squares = 0.0
+    for v in x:
+        total += v
+        squares += v * v
+    return total**2 / (len(x) * squares)
+
+
+def _queueing_delay(row: list[float], hol_ms: float) -> float:
+    """``queueing_delay_ms`` of a flow row given as a list."""
+    e2e = 0.0
+    if row[FLOW["rtt_samples"]] > 0 and row[FLOW["rtt_min_ms"]] > 0:
+        e2e = max(0.0, row[FLOW["rtt_mean_ms"]] - row[FLOW["rtt_min_ms"]])
+    return max(float(hol_ms), e2e)
 
 
 def reward_terms_batch(

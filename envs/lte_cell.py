@@ -32,6 +32,27 @@ OBS_FIELDS: tuple[str, ...] = (
 OBS = {name: i for i, name in enumerate(OBS_FIELDS)}
 _OBS_HIGH = np.array([1e4, 1e5, 1e5, 1e5, 1e5, 1e10, 1e10, 1e4, 1e6, 1e6, 1e4], dtype=np.float32)
 ACTION_MODES: tuple[str, ...] = ("cwnd", "rate")
+# Raw flow columns behind the observation, in its order.
+_OBS_COLS = np.array(
+    [
+        FLOW[name]
+        for name in (
+            "fb_rate_mbps",
+            "fb_hol_ms",
+            "rtt_last_ms",
+            "rtt_min_ms",
+            "rtt_mean_ms",
+            "cwnd_bytes",
+            "bytes_in_flight",
+            "acked_bytes",
+            "loss_events",
+            "retx_segments",
+            "pacing_rate_mbps",
+        )
+    ]
+)
+_OBS_ACKED = 7
+
 MIN_CWND_BYTES = 2 * SEGMENT_BYTES
 MAX_CWND_BYTES = 1e9
 MIN_RATE_MBPS = 0.05
@@ -175,10 +196,10 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
             raise RuntimeError("call reset() before step()")
         if self._last.done:
             raise RuntimeError("the episode has ended: call reset()")
-        a = float(np.clip(np.asarray(action, dtype=np.float64).reshape(-1)[0], -1.0, 1.0))
+        a = float(np.asarray(action).reshape(-1)[0])
         if not math.isfinite(a):
             raise ValueError(f"action={action!r} is not finite: allowed [-1, 1]")
-        raw = self._session.step(self._command(a))
+        raw = self._session.step(self._command(min(1.0, max(-1.0, a))))
         self._last = raw
         terms = reward_terms(
             raw.flows, raw.ues, self.flow_ue, self.flow, self.step_s, self.reward_spec
@@ -207,34 +228,21 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         factor = self.max_change**a
         if self.action_mode == "cwnd":
             cwnd = row[FLOW["cwnd_bytes"]] or 10 * SEGMENT_BYTES
-            cwnd = float(np.clip(cwnd * factor, MIN_CWND_BYTES, MAX_CWND_BYTES))
+            cwnd = min(MAX_CWND_BYTES, max(MIN_CWND_BYTES, float(cwnd * factor)))
             return np.array([[cwnd, 0.0]])
         if self._rate_mbps <= 0:
             self._rate_mbps = row[FLOW["fb_rate_mbps"]] or 1.0
-        self._rate_mbps = float(np.clip(self._rate_mbps * factor, MIN_RATE_MBPS, MAX_RATE_MBPS))
+        self._rate_mbps = min(MAX_RATE_MBPS, max(MIN_RATE_MBPS, float(self._rate_mbps * factor)))
         rtt_min_s = (row[FLOW["rtt_min_ms"]] or 40.0) / 1000.0
         cwnd = max(4 * SEGMENT_BYTES, 2 * self._rate_mbps * 1e6 / 8 * rtt_min_s)
         return np.array([[min(cwnd, MAX_CWND_BYTES), self._rate_mbps]])
 
     def _observe(self, raw: RawStep) -> np.ndarray:
-        row = raw.flows[self.flow]
-        obs = np.array(
-            [
-                row[FLOW["fb_rate_mbps"]],
-                row[FLOW["fb_hol_ms"]],
-                row[FLOW["rtt_last_ms"]],
-                row[FLOW["rtt_min_ms"]],
-                row[FLOW["rtt_mean_ms"]],
-                row[FLOW["cwnd_bytes"]],
-                row[FLOW["bytes_in_flight"]],
-                row[FLOW["acked_bytes"]] * 8e-6 / self.step_s,
-                row[FLOW["loss_events"]],
-                row[FLOW["retx_segments"]],
-                row[FLOW["pacing_rate_mbps"]],
-            ],
-            dtype=np.float32,
-        )
-        return np.clip(obs, 0.0, _OBS_HIGH)
+        vals = raw.flows[self.flow, _OBS_COLS]  # a float64 copy
+        vals[_OBS_ACKED] = vals[_OBS_ACKED] * 8e-6 / self.step_s  # acked bytes -> Mbit/s
+        obs = vals.astype(np.float32)
+        np.minimum(obs, _OBS_HIGH, out=obs)
+        return np.maximum(obs, 0.0, out=obs)
 
     def _info(self, raw: RawStep) -> dict[str, Any]:
         return {
