@@ -1,9 +1,9 @@
 """Training callbacks: periodic evaluation beside the baselines, resumable checkpoints, progress.
 
 - ``PeriodicEvalCallback`` runs the current policy and the baselines (XRC) on the same evaluation
-  scenario and seeds through ``cellgym.evaluation.run_controller`` (the code path of the final
-  evaluation), logs both to the SB3 logger (CSV, TensorBoard, W&B), appends one row per
-  (timesteps, controller) to ``eval_history.csv`` and keeps the best model.
+  scenario and seeds through ``cellgym.evaluation.evaluate_many`` (the code path of the final
+  evaluation, in this process), logs both to the SB3 logger (CSV, TensorBoard, W&B), appends one
+  row per (timesteps, controller) to ``eval_history.csv`` and keeps the best model.
 - ``ResumableCheckpointCallback`` saves model, ``VecNormalize`` statistics, the replay buffer
   (off-policy) and the evaluation state, then points ``checkpoints/latest.json`` at them; the
   pointer is written last and atomically, so a run killed mid-save resumes from the previous one.
@@ -26,13 +26,14 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from agents.factory import OFF_POLICY, NormalizedPolicy
-from cellgym.metrics import compute_metrics
-from cellgym.reward import RewardSpec, reward_terms
+from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec
 
 log = logging.getLogger(__name__)
 
-#: Columns of ``eval_history.csv`` (one row per evaluation and controller, means over seeds).
+#: Columns of ``eval_history.csv`` (one row per evaluation and controller, means over seeds of
+#: the ``cellgym.evaluation.evaluate_many`` results columns of the same names; ``reward_mean`` is
+#: the mean of ``mean_reward``, ``reward_std`` its standard deviation over seeds).
 EVAL_COLUMNS: tuple[str, ...] = (
     "timesteps",
     "controller",
@@ -49,37 +50,42 @@ EVAL_COLUMNS: tuple[str, ...] = (
     "queueing_delay_ms_p90",
     "throughput_mbps",
     "wall_time_s",
+    "hol_delay_ms_p95",
+    "queueing_delay_ms_p95",
+    "queueing_delay_ms_p99",
+)
+_MEANS: tuple[str, ...] = tuple(
+    c
+    for c in EVAL_COLUMNS
+    if c not in ("timesteps", "controller", "n_seeds", "wall_time_s")
+    and not c.startswith("reward_")
 )
 
 
-def _mean(values: Sequence[float | None]) -> float:
-    v = np.array([x for x in values if x is not None], dtype=np.float64)
-    return float(v.mean()) if v.size else float("nan")
-
-
-def summarize(results: Sequence[dict[str, Any]], flow: int) -> dict[str, Any]:
-    """Mean over seeds of the metrics that ``eval_history.csv`` keeps (``compute_metrics`` keys).
+def summarize(results: Any) -> dict[str, Any]:
+    """One controller's ``eval_history.csv`` row: means over seeds of its results rows.
 
     Args:
-        results: ``compute_metrics`` of each seed's episode, one controller.
-        flow: Index of the controlled flow (for its throughput).
+        results: ``evaluate_many(...).results`` of one controller (one row per seed).
+
+    Raises:
+        RuntimeError: When a run failed (naming the controller, the seed and the error).
     """
-    rewards = [m["mean_reward"] for m in results]
-    row = {
+    failed = results[results["status"] != "ok"]
+    if len(failed):
+        r = failed.iloc[0]
+        raise RuntimeError(
+            f"evaluation of {r['controller']} on seed {r['seed']} failed: {r['error']}"
+        )
+    rewards = results["mean_reward"].astype(float).to_numpy()
+    row: dict[str, Any] = {
         "n_seeds": len(results),
-        "reward_mean": _mean(rewards),
-        "reward_std": float(np.std([r for r in rewards if r is not None]))
-        if any(r is not None for r in rewards)
-        else float("nan"),
-        "utilization": _mean([m["utilization"] for m in results]),
-        "jain_fairness": _mean([m["jain_fairness"] for m in results]),
-        "hol_budget_compliance": _mean([m["hol_budget_compliance"] for m in results]),
-        "throughput_mbps": _mean([m["flows"][flow]["throughput_mbps"] for m in results]),
+        "reward_mean": float(np.nanmean(rewards)) if np.isfinite(rewards).any() else float("nan"),
+        "reward_std": float(np.nanstd(rewards)) if np.isfinite(rewards).any() else float("nan"),
     }
-    for p in ("p50", "p90", "p99"):
-        row[f"hol_delay_ms_{p}"] = _mean([m["hol_delay_ms"][p] for m in results])
-    for p in ("p50", "p90"):
-        row[f"queueing_delay_ms_{p}"] = _mean([m["queueing_delay_ms"][p] for m in results])
+    for col in _MEANS:
+        values = results[col].astype(float).to_numpy()
+        row[col] = float(np.nanmean(values)) if np.isfinite(values).any() else float("nan")
     return row
 
 
@@ -89,52 +95,39 @@ def evaluate_controller(
     seeds: Sequence[int],
     reward: RewardSpec,
     backend: str,
-    timeout_s: float,
-    max_change: float,
-    action_mode: str,
+    env_kwargs: dict[str, Any],
     policy: Any = None,
-) -> list[dict[str, Any]]:
-    """``compute_metrics`` of ``controller`` on each seed (``run_controller``, one code path).
+    deterministic: bool = True,
+) -> dict[str, Any]:
+    """Run ``controller`` on each seed with ``evaluate_many`` (in this process); its mean row.
 
-    A native controller (ns-3's TCPs) gets no reward from an environment; its ``mean_reward`` is
-    computed from the same step records with ``cellgym.reward.reward_terms``, so every row of a
-    comparison is scored by the same reward.
+    The final evaluation's code path: policies through ``run_policy``, native controllers
+    through ``run_native`` with their reward computed from the same records.
     """
-    from cellgym.evaluation import run_controller
+    from cellgym.evaluation import evaluate_many
 
-    out = []
-    for seed in seeds:
-        rec = run_controller(
-            spec,
-            controller,
-            int(seed),
-            reward,
-            backend,
-            timeout_s,
-            max_change,
-            action_mode,
-            policy=policy,
-        )
-        if not np.isfinite(rec.rewards[1:]).any():
-            score_records(rec, reward, spec.agent_flows[0])
-        out.append(compute_metrics(rec, delay_budget_ms=reward.delay_budget_ms))
-    return out
-
-
-def score_records(rec: Any, reward: RewardSpec, flow: int) -> None:
-    """Fill ``rec.rewards`` of a native run with the reward that ``flow`` earned.
-
-    Args:
-        rec: The run's ``EpisodeRecords``.
-        reward: Reward weights and budget.
-        flow: Index of the flow the controller drove (the scenario's ``agent`` flow).
-    """
-    spec = rec.spec
-    flow_ue = np.array([f.ue for f in spec.flows])
-    step_s = spec.step_ms / 1000.0
-    for i in range(1, len(rec.times)):
-        terms = reward_terms(rec.flows[i], rec.ues[i], flow_ue, flow, step_s, reward)
-        rec.rewards[i] = terms["reward"]
+    # One line per job is right for the final evaluation, noise every few thousand steps.
+    quiet = logging.getLogger("cellgym.evaluation")
+    level = quiet.level
+    quiet.setLevel(logging.WARNING)
+    try:
+        results = evaluate_many(
+            [controller],
+            [spec],
+            list(seeds),
+            reward=reward,
+            backend=backend,
+            jobs=1,
+            policies={controller: policy} if policy is not None else None,
+            timeout_s=env_kwargs.get("timeout_s", 60.0),
+            max_change=env_kwargs.get("max_change", 2.0),
+            action_mode=env_kwargs.get("action_mode", "cwnd"),
+            deterministic=deterministic,
+            keep_timeseries=False,
+        ).results
+    finally:
+        quiet.setLevel(level)
+    return summarize(results)
 
 
 def read_eval_history(path: Path) -> list[dict[str, str]]:
@@ -256,18 +249,16 @@ class PeriodicEvalCallback(BaseCallback):
 
     # -- evaluation ----------------------------------------------------------------------------
     def _run(self, controller: str, policy: Any = None) -> dict[str, float]:
-        results = evaluate_controller(
+        return evaluate_controller(
             self.spec,
             controller,
             self.seeds,
             self.reward_spec,
             self.backend,
-            self.env_kwargs.get("timeout_s", 60.0),
-            self.env_kwargs.get("max_change", 2.0),
-            self.env_kwargs.get("action_mode", "cwnd"),
+            self.env_kwargs,
             policy=policy,
+            deterministic=self.deterministic,
         )
-        return summarize(results, self.spec.agent_flows[0])
 
     def evaluate(self) -> dict[str, dict[str, float]]:
         """Evaluate now; log, append to ``eval_history.csv``, keep the best model."""
