@@ -1,5 +1,5 @@
 # Every target does its own set-up first (idempotent; fast when already done).
-.PHONY: setup run test lint format bench
+.PHONY: setup run test lint format bench bench-fast bench-bridge
 
 PY := .venv/bin/python
 
@@ -7,7 +7,7 @@ setup:
 	bash scripts/setup.sh
 
 run: setup
-	$(PY) evaluate.py 'controllers=[explicit_rate,xrc_policy,cubic]'
+	$(PY) train.py experiment=default
 
 test: setup lint
 	PYTHONHASHSEED=0 $(PY) -m pytest -m "not slow"
@@ -22,5 +22,10 @@ format: setup
 	.venv/bin/ruff format .
 	clang-format -i $$(git ls-files 'ns3-scenarios/*.cc' 'ns3-scenarios/*.h')
 
-bench: setup
+bench: bench-fast bench-bridge
+
+bench-fast: setup
+	$(PY) bench/fast_backend.py
+
+bench-bridge: setup
 	$(PY) bench/bridge_overhead.py
