@@ -84,6 +84,7 @@ from envs.fastsim.params import (
 )
 from envs.fastsim.state import (
     BBR_FILTER,
+    BBR_SEND_RING,
     CS_NEXT_MOVE_MS,
     CS_RR_NEXT,
     CS_T_MS,
@@ -148,22 +149,29 @@ from envs.fastsim.state import (
     V_LAST,
     V_OWD,
     V_UNIQ,
+    X_B_ACKEL,
     X_B_BTLBW,
     X_B_CONSERVE,
     X_B_CYCLE,
     X_B_CYCLESTAMP,
+    X_B_DELIV,
+    X_B_DTIME,
     X_B_FILLED,
+    X_B_FIRSTSENT,
     X_B_FULLBW,
     X_B_FULLCNT,
+    X_B_MARKED,
     X_B_MINRTT,
     X_B_MINSTAMP,
     X_B_MODE,
+    X_B_PRIOR,
     X_B_PRIOR_CWND,
     X_B_PRTT_DONE,
-    X_B_ROUNDDELIV,
+    X_B_PVALID,
     X_B_ROUNDEND,
     X_B_ROUNDS,
     X_B_ROUNDSTART,
+    X_B_SENDEL,
     X_BUDGET,
     X_C_ACKCNT,
     X_C_CNT,
@@ -555,31 +563,58 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg):
         if rtt < fx[b, f, X_B_MINRTT] or fx[b, f, X_B_MODE] != BBR_PROBE_RTT:
             fx[b, f, X_B_MINRTT] = rtt
             fx[b, f, X_B_MINSTAMP] = t
-    fx[b, f, X_B_ROUNDDELIV] += acked_bytes
-    # Packet-timed rounds (Linux ``bbr_update_round``): a round ends when a segment sent after its
-    # start is (selectively) acknowledged, so rounds go on during loss recovery.
-    round_end = fi[b, f, I_VIEW_HIGH] >= fx[b, f, X_B_ROUNDEND]
-    if round_end:
-        dur = max(1.0, t - fx[b, f, X_B_ROUNDSTART])
-        sample = fx[b, f, X_B_ROUNDDELIV] / dur
-        r = int(fx[b, f, X_B_ROUNDS]) % BBR_FILTER
-        bw[b, f, r] = sample
-        fx[b, f, X_B_ROUNDS] += 1.0
-        best = 0.0
-        for i in range(BBR_FILTER):
-            best = max(best, bw[b, f, i])
-        fx[b, f, X_B_BTLBW] = best
-        fx[b, f, X_B_ROUNDSTART] = t
-        fx[b, f, X_B_ROUNDDELIV] = 0.0
-        fx[b, f, X_B_ROUNDEND] = fi[b, f, I_SND_NXT]
-        if fx[b, f, X_B_FILLED] == 0:
-            if best >= fx[b, f, X_B_FULLBW] * 1.25:
-                fx[b, f, X_B_FULLBW] = best
-                fx[b, f, X_B_FULLCNT] = 0.0
+    # Delivery-rate sample, as ns-3's ``TcpRateLinux`` takes it (Linux ``tcp_rate_gen``): the
+    # bytes delivered since the sample's segment was sent, over the longer of its send and ACK
+    # phases; shorter than the min RTT: no sample. Unlike Linux, ns-3 keeps the sample's start
+    # across ACKs and moves it only to a segment sent with more data delivered, so segments sent
+    # between two ACK bunches (the same delivered count) add their deliveries over the first
+    # one's interval: with LTE's bunched ACKs samples run above the link rate, the 10-round max
+    # filter keeps them, and BBR paces a little above the link and keeps a standing queue.
+    sample = -1.0
+    round_end = False
+    if acked_bytes > 0:
+        fx[b, f, X_B_DELIV] += acked_bytes
+        fx[b, f, X_B_DTIME] = t
+        if rtt > 0:
+            s = t - int(rtt)
+            o = BBR_FILTER + 4 * (s & (BBR_SEND_RING - 1))
+            if s >= 0 and bw[b, f, o] == s + 1:
+                if fx[b, f, X_B_PRIOR] == 0 or bw[b, f, o + 1] > fx[b, f, X_B_PRIOR]:
+                    fx[b, f, X_B_PRIOR] = bw[b, f, o + 1]
+                    fx[b, f, X_B_ACKEL] = t - bw[b, f, o + 2]
+                    fx[b, f, X_B_SENDEL] = s - bw[b, f, o + 3]
+                    fx[b, f, X_B_PVALID] = 1.0
+                    fx[b, f, X_B_FIRSTSENT] = s
+        if fx[b, f, X_B_PVALID] > 0:
+            interval = max(fx[b, f, X_B_ACKEL], fx[b, f, X_B_SENDEL])
+            if interval > 0 and interval >= fx[b, f, X_B_MINRTT]:
+                sample = (fx[b, f, X_B_DELIV] - fx[b, f, X_B_PRIOR]) / interval
+                # Packet-timed rounds (``bbr_update_round``): a round ends when a segment sent
+                # after the round started is delivered, so rounds go on during loss recovery.
+                round_end = fx[b, f, X_B_PRIOR] >= fx[b, f, X_B_ROUNDEND]
             else:
-                fx[b, f, X_B_FULLCNT] += 1.0
-                if fx[b, f, X_B_FULLCNT] >= 3:
-                    fx[b, f, X_B_FILLED] = 1.0
+                fx[b, f, X_B_PVALID] = 0.0
+    r = int(fx[b, f, X_B_ROUNDS]) % BBR_FILTER
+    if round_end:
+        fx[b, f, X_B_ROUNDS] += 1.0
+        r = int(fx[b, f, X_B_ROUNDS]) % BBR_FILTER
+        bw[b, f, r] = 0.0
+        fx[b, f, X_B_ROUNDSTART] = t
+        fx[b, f, X_B_ROUNDEND] = fx[b, f, X_B_DELIV]
+    if sample > bw[b, f, r]:
+        bw[b, f, r] = sample
+    best = 0.0
+    for i in range(BBR_FILTER):
+        best = max(best, bw[b, f, i])
+    fx[b, f, X_B_BTLBW] = best
+    if round_end and fx[b, f, X_B_FILLED] == 0 and best > 0:
+        if best >= fx[b, f, X_B_FULLBW] * 1.25:
+            fx[b, f, X_B_FULLBW] = best
+            fx[b, f, X_B_FULLCNT] = 0.0
+        else:
+            fx[b, f, X_B_FULLCNT] += 1.0
+            if fx[b, f, X_B_FULLCNT] >= 3:
+                fx[b, f, X_B_FILLED] = 1.0
     btlbw = fx[b, f, X_B_BTLBW]
     min_rtt = fx[b, f, X_B_MINRTT] if fx[b, f, X_B_MINRTT] < NO_RTT else 40.0
     bdp = btlbw * min_rtt
@@ -624,13 +659,46 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg):
         return
     target = cwnd_gain * bdp + 3 * seg
     cwnd = fx[b, f, X_CWND]
-    if fi[b, f, I_CSTATE] == ST_RECOVERY and fi[b, f, I_UNA] < fx[b, f, X_B_CONSERVE]:
+    # In recovery the window first loses the segments this ACK marked lost (Linux
+    # ``bbr_set_cwnd_to_recover_or_restore``, ns-3 ``ModulateCwndForRecovery``), then holds what
+    # is in flight plus what was delivered until the cumulative ACK passes the recovery point
+    # (packet conservation; ns-3 ends it after one round, see docs/calibration/README.md).
+    in_recovery = fi[b, f, I_CSTATE] == ST_RECOVERY
+    if in_recovery:
+        marked = fi[b, f, I_SND_NXT] - fi[b, f, I_UNA] - fi[b, f, I_SACKED] - pipe_bytes / seg
+        losses = marked - fx[b, f, X_B_MARKED]
+        if losses > 0:
+            cwnd = max(cwnd - losses * seg, seg)
+            fx[b, f, X_B_MARKED] = marked
+    if in_recovery and fi[b, f, I_UNA] < fx[b, f, X_B_CONSERVE]:
         cwnd = max(cwnd, pipe_bytes + acked_bytes)
     elif fx[b, f, X_B_FILLED] > 0:
         cwnd = min(cwnd + acked_bytes, target)
     elif cwnd < target or btlbw <= 0:
         cwnd = cwnd + acked_bytes
     fx[b, f, X_CWND] = max(cwnd, 4 * seg)
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _bbr_record_send_state(b, f, t, fi, fx, bw):
+    """The delivery state a segment sent at ``t`` carries (``TcpRateLinux::SkbSent``)."""
+    if fi[b, f, I_SND_NXT] <= fi[b, f, I_UNA]:
+        # Start of a transmission: nothing in flight, the sample intervals start now.
+        fx[b, f, X_B_FIRSTSENT] = t
+        fx[b, f, X_B_DTIME] = t
+    o = BBR_FILTER + 4 * (t & (BBR_SEND_RING - 1))
+    bw[b, f, o] = t + 1
+    bw[b, f, o + 1] = fx[b, f, X_B_DELIV]
+    bw[b, f, o + 2] = fx[b, f, X_B_DTIME]
+    bw[b, f, o + 3] = fx[b, f, X_B_FIRSTSENT]
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _bbr_count_marked(b, f, p, fi, fx, lost):
+    """Segments marked lost and not retransmitted after the sends (BBR's per-ACK loss count)."""
+    dupthresh = int(p[P_DUPTHRESH])
+    n = fi[b, f, I_SND_NXT] - fi[b, f, I_UNA] - fi[b, f, I_SACKED]
+    fx[b, f, X_B_MARKED] = n - _pipe(fi, lost, b, f, dupthresh)
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -1287,7 +1355,11 @@ def step_cell(
         # 6. Senders.
         for f in range(nf):
             _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost)
+            if int(fc[f, FC_CCA]) == CCA_BBR:
+                _bbr_record_send_state(b, f, t, fi, fx, bw)
             _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost)
+            if int(fc[f, FC_CCA]) == CCA_BBR:
+                _bbr_count_marked(b, f, p, fi, fx, lost)
         cs[b, CS_T_MS] = t + 1
     # Observation of the step.
     t_end = cs[b, CS_T_MS]

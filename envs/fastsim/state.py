@@ -120,8 +120,18 @@ X_O_LOSS = 59
 X_O_RETX = 60
 X_O_SENT = 61
 X_B_CONSERVE = 62  # BBR: packet conservation until the ACK passes this sequence
-X_LEN = 63
+# BBR's per-packet delivery-rate sampler (Linux/ns-3 rate sampling, at 1 ms resolution)
+X_B_DELIV = 63  # bytes delivered (cumulatively or selectively acknowledged) so far
+X_B_DTIME = 64  # time of the latest delivery, ms
+X_B_FIRSTSENT = 65  # send time of the most recently delivered segment, ms
+X_B_PRIOR = 66  # the rate sample's delivered-at-send (kept across ACKs, as ns-3 does)
+X_B_ACKEL = 67  # the rate sample's ACK phase, ms
+X_B_SENDEL = 68  # the rate sample's send phase, ms
+X_B_PVALID = 69  # 1 while the kept sample start is valid
+X_B_MARKED = 70  # segments marked lost and not yet retransmitted, after the latest send
+X_LEN = 71
 BBR_FILTER = 10  # rounds in BBR's max-bandwidth filter
+BBR_SEND_RING = 1024  # ms of send-time records (``bw`` after the filter: 4 values per ms)
 
 # -- per UE (float64 [B, U, U_LEN]) ------------------------------------------------------------
 U_DIST = 0
@@ -174,7 +184,9 @@ class CellState:
         rng: ``[B]`` counter-based generator state of each cell (splitmix64).
         fi: ``[B, F, I_LEN]`` integer flow state.
         fx: ``[B, F, X_LEN]`` real flow state.
-        bw: ``[B, F, BBR_FILTER]`` BBR's per-round bandwidth samples.
+        bw: ``[B, F, BBR_FILTER + 4 * BBR_SEND_RING]`` BBR's per-round maximum bandwidth, then
+            per send ms the connection's delivery state (ms + 1, delivered, delivery time,
+            first send time) for the per-packet rate samples.
         ue: ``[B, U, U_LEN]`` UE state.
         ui: ``[B, U, 2]`` RLC ring head and length.
         rlc: ``[B, U, Q, R_LEN]`` RLC packets in arrival order.
@@ -217,7 +229,7 @@ class CellState:
             rng=np.zeros(batch, np.uint64),
             fi=np.zeros((batch, f, I_LEN), np.int64),
             fx=np.zeros((batch, f, X_LEN)),
-            bw=np.zeros((batch, f, BBR_FILTER)),
+            bw=np.zeros((batch, f, BBR_FILTER + 4 * BBR_SEND_RING)),
             ue=np.zeros((batch, u, U_LEN)),
             ui=np.zeros((batch, u, 2), np.int64),
             rlc=np.zeros((batch, u, q, R_LEN), np.int64),
