@@ -235,6 +235,7 @@ ST_LOSS = 2
 SSTHRESH_INF = 4.0e9
 NO_RTT = 1.0e12
 BBR_HIGH_GAIN = 2.885
+BBR_PACING_MARGIN = 0.01
 BBR_CYCLE = (1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
 BBR_STARTUP = 0
 BBR_DRAIN = 1
@@ -651,7 +652,8 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg):
         pacing_gain = 1.0
         cwnd_gain = 1.0
     if btlbw > 0:
-        fx[b, f, X_PACING] = pacing_gain * btlbw
+        # ns-3 ``TcpBbr::SetPacingRate`` (Linux ``bbr_pacing_margin_percent``): 1 % below.
+        fx[b, f, X_PACING] = pacing_gain * btlbw * (1.0 - BBR_PACING_MARGIN)
     else:
         fx[b, f, X_PACING] = BBR_HIGH_GAIN * fx[b, f, X_CWND] / min_rtt
     if mode == BBR_PROBE_RTT:
