@@ -66,6 +66,7 @@ from envs.fastsim.params import (
     P_PF_TAU_TTIS,
     P_RBG_SIZE,
     P_RLC_CAP_BYTES,
+    P_RWND_SEGS,
     P_SCHEDULER,
     P_SDU_OVERHEAD_BYTES,
     P_SEG_BYTES,
@@ -984,7 +985,8 @@ def _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost):
     first = fi[b, f, I_SND_NXT]
     nxt = first
     handed = fi[b, f, I_HANDED]
-    while nxt < handed:
+    rwnd_end = fi[b, f, I_UNA] + int(p[P_RWND_SEGS])  # the receive window's right edge
+    while nxt < handed and nxt < rwnd_end:
         if cwnd - pipe * seg < seg:
             limited = True
             break

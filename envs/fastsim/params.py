@@ -83,8 +83,13 @@ P_STEP_MS = 33
 P_APP_CHUNK_BYTES = 34
 P_VIDEO_TICK_MS = 35
 P_UL_PERIOD_MS = 36
+#: Entries of each flow's loss record and retransmission queue (a power of two): every segment of
+#: a full receive window (``FastSimParams.rcv_buf_bytes``) can be lost and retransmitted.
+LOST_SLOTS = 4096
+
 P_HYSTART_DELAY = 37
-P_LEN = 38
+P_RWND_SEGS = 38
+P_LEN = 39
 
 # -- columns of the flow settings matrix ------------------------------------------------------
 FC_UE = 0
@@ -185,6 +190,10 @@ class FastSimParams:
         air_dl_ms: eNB RLC -> UE application delay of a transport block, in ms (scheduling,
             PHY and decoding).
         air_ul_ms: UE -> eNB delay of an uplink ACK, in ms (scheduling request and grant).
+        rcv_buf_bytes: The sender never has more than this outstanding (ns-3's ``SndBufSize`` and
+            ``RcvBufSize``, both 4 MiB in ``cellgym-lte``): the receive window. It also bounds the
+            segments one window can lose, which the loss record must hold (at most
+            ``LOST_SLOTS - 1`` segments).
         ul_period_ms: ACKs leave the UE only at uplink transmission opportunities this far apart
             (LTE uplink grants bunch ACKs; this breaks HyStart's ACK-train detection as in ns-3).
         hystart_delay: CUBIC's HyStart exits slow start on an RTT increase (ns-3's
@@ -214,6 +223,7 @@ class FastSimParams:
     air_dl_ms: int = 3
     air_ul_ms: int = 7
     ul_period_ms: int = 4
+    rcv_buf_bytes: int = 4 * 1024 * 1024
     hystart_delay: bool = True
     harq_bler: float = 0.0
     scheduler: str = "pf"
@@ -242,6 +252,12 @@ class FastSimParams:
             raise SpecError(f"fastsim.harq_bler={self.harq_bler!r}: allowed [0, 1)")
         if self.air_dl_ms < 0 or self.air_ul_ms < 0:
             raise SpecError("fastsim.air_dl_ms/air_ul_ms must be >= 0")
+        most = (LOST_SLOTS - 1) * SEGMENT_BYTES
+        if not 2 * SEGMENT_BYTES <= self.rcv_buf_bytes <= most:
+            raise SpecError(
+                f"fastsim.rcv_buf_bytes={self.rcv_buf_bytes!r}: "
+                f"allowed [{2 * SEGMENT_BYTES}, {most}]"
+            )
         if self.ul_period_ms < 1:
             raise SpecError(f"fastsim.ul_period_ms={self.ul_period_ms!r}: allowed [1, inf)")
         if self.delack_count < 1:
@@ -347,6 +363,7 @@ class FastSimParams:
         p[P_APP_CHUNK_BYTES] = 64 * 1024
         p[P_VIDEO_TICK_MS] = 10
         p[P_UL_PERIOD_MS] = self.ul_period_ms
+        p[P_RWND_SEGS] = self.rcv_buf_bytes // SEGMENT_BYTES
         p[P_HYSTART_DELAY] = 1.0 if self.hystart_delay else 0.0
         return p
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
-from envs.fastsim.params import FastSimParams
+from envs.fastsim.params import LOST_SLOTS, FastSimParams
 
 # -- per cell (int64 [B, CS_LEN]) --------------------------------------------------------------
 CS_T_MS = 0  # the cell's clock: start of the next TTI, ms
@@ -172,7 +172,6 @@ LOST_NEED = 0  # lost, not retransmitted
 LOST_RETX = 1  # retransmitted, on its way
 LOST_DONE = 2  # retransmission delivered
 LOST_AGAIN = 3  # retransmission dropped too (the sender learns by RTO)
-LOST_SLOTS = 1024
 
 
 @dataclass
