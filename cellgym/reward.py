@@ -20,6 +20,9 @@ import numpy as np
 
 from cellgym.fields import FLOW, UE
 
+#: Keys of ``reward_terms``'s result, in order.
+TERMS: tuple[str, ...] = ("utilization", "delay_ms", "delay_penalty", "jain", "reward")
+
 
 @dataclass
 class RewardSpec:

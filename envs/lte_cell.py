@@ -10,7 +10,7 @@ import numpy as np
 from gymnasium import spaces
 
 from cellgym.fields import FLOW, SEGMENT_BYTES, UE
-from cellgym.reward import RewardSpec, reward_terms
+from cellgym.reward import TERMS, RewardSpec, reward_terms
 from cellgym.scenario import ScenarioSpec
 from cellgym.seeding import draw_rng_run
 from envs.session import RawStep, Session, open_session
@@ -173,6 +173,10 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         self._last: RawStep | None = None
         self._rate_mbps = 0.0
         self.rng_run = 0
+        # The fast backend runs a whole step (action, kernel, observation, reward) in one compiled
+        # call with the same arithmetic (envs.fastsim.single); False forces the Python path.
+        self.fused_step = backend == "fast"
+        self._fused: tuple[Any, ...] | None = None
 
     # -- Gymnasium API -------------------------------------------------------------------------
     def reset(
@@ -187,6 +191,7 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         )
         self._last = self._session.start()
         self._rate_mbps = 0.0
+        self._fused = self._fused_config() if self.fused_step else None
         info = self._info(self._last)
         return self._observe(self._last), info
 
@@ -199,16 +204,25 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         a = float(np.asarray(action).reshape(-1)[0])
         if not math.isfinite(a):
             raise ValueError(f"action={action!r} is not finite: allowed [-1, 1]")
-        raw = self._session.step(self._command(min(1.0, max(-1.0, a))))
+        a = min(1.0, max(-1.0, a))
+        if self._fused is not None:
+            fcfg, icfg, layout, obs, terms_out = self._fused
+            raw = self._session.step_env(a, fcfg, icfg, layout, obs, terms_out)  # type: ignore[attr-defined]
+            observation = obs.copy()
+            terms = dict(zip(TERMS, terms_out.tolist(), strict=True))
+        else:
+            raw = self._session.step(self._command(a))
+            terms = reward_terms(
+                raw.flows, raw.ues, self.flow_ue, self.flow, self.step_s, self.reward_spec
+            )
+            observation = self._observe(raw)
         self._last = raw
-        terms = reward_terms(
-            raw.flows, raw.ues, self.flow_ue, self.flow, self.step_s, self.reward_spec
-        )
-        info = self._info(raw)
+        # The fused path never reads ``_last``'s arrays again: info may own them without a copy.
+        info = self._info(raw, copy=self._fused is None)
         info.update(terms)
         if raw.done:
             self._close_session()
-        return self._observe(raw), terms["reward"], raw.done, False, info
+        return observation, terms["reward"], raw.done, False, info
 
     def close(self) -> None:
         """Stop the simulator, if one runs."""
@@ -220,6 +234,24 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         if self._session is not None:
             self._session.close()
             self._session = None
+
+    def _fused_config(self) -> tuple[Any, ...]:
+        """Arguments of the fast backend's one-call step (``FastSession.step_env``)."""
+        from envs.fastsim.single import env_config
+
+        fcfg, icfg = env_config(
+            action_mode=self.action_mode,
+            max_change=self.max_change,
+            step_s=self.step_s,
+            step_ttis=int(self.spec_scenario.step_ms),
+            flow=self.flow,
+            flow_ue=self.flow_ue,
+            reward=self.reward_spec,
+            cwnd_range=(MIN_CWND_BYTES, MAX_CWND_BYTES),
+            rate_range=(MIN_RATE_MBPS, MAX_RATE_MBPS),
+        )
+        layout = (_OBS_COLS.astype(np.int64), _OBS_ACKED, _OBS_HIGH)
+        return fcfg, icfg, layout, np.zeros(len(OBS_FIELDS), np.float32), np.zeros(len(TERMS))
 
     def _command(self, a: float) -> np.ndarray:
         """Turn the relative action into the absolute ``[1, 2]`` (cwnd bytes, pacing Mbit/s)."""
@@ -244,11 +276,11 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         np.minimum(obs, _OBS_HIGH, out=obs)
         return np.maximum(obs, 0.0, out=obs)
 
-    def _info(self, raw: RawStep) -> dict[str, Any]:
+    def _info(self, raw: RawStep, copy: bool = True) -> dict[str, Any]:
         return {
             "t": raw.t,
             "rng_run": self.rng_run,
-            "flows": raw.flows.copy(),
-            "ues": raw.ues.copy(),
+            "flows": raw.flows.copy() if copy else raw.flows,
+            "ues": raw.ues.copy() if copy else raw.ues,
             "capacity_mbps": float(raw.ues[self.flow_ue[self.flow], UE["capacity_mbps"]]),
         }

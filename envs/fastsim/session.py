@@ -7,6 +7,7 @@ import numpy as np
 from cellgym.scenario import ScenarioSpec
 from envs.fastsim.params import FastSimParams
 from envs.fastsim.sim import FastCellBatch
+from envs.fastsim.single import env_step
 from envs.session import RawStep
 
 
@@ -54,6 +55,25 @@ class FastSession:
             )
         self._cell.step(acts if self._num_agents else None)
         return self._raw()
+
+    def step_env(
+        self, a: float, fcfg: np.ndarray, icfg: np.ndarray, obs_layout: tuple, obs: np.ndarray,
+        terms: np.ndarray,
+    ) -> RawStep:  # fmt: skip
+        """One ``LteCellEnv`` step in one compiled call (``envs.fastsim.single.env_step``).
+
+        ``a`` is the clipped relative action; the agent's observation lands in ``obs`` and the
+        reward terms in ``terms``. Same result as ``step`` plus the environment's Python path.
+        """
+        if self._cell is None:
+            raise RuntimeError("call start() before step_env()")
+        if self._done:
+            raise RuntimeError("the episode has ended: start a new session")
+        cell = self._cell
+        t_ms = env_step(a, fcfg, icfg, *obs_layout, obs, terms, *cell.kernel_args)
+        cell.t_ms[0] = t_ms
+        self._done = t_ms >= cell.sim_ms
+        return RawStep(t_ms / 1000.0, cell.flows[0].copy(), cell.ues[0].copy(), self._done)
 
     def set_distances(self, distances_m: np.ndarray) -> None:
         """Move the cell's UEs now (``[U]`` metres): replays a distance trace, e.g. ns-3's."""

@@ -55,6 +55,11 @@ class FastCellBatch:
         self.t_ms = np.zeros(batch, dtype=np.int64)
 
     @property
+    def kernel_args(self) -> tuple:
+        """The kernel's arguments after ``n_ttis``: parameters, tables and state arrays."""
+        return self._args
+
+    @property
     def step_ms(self) -> int:
         """TTIs per environment step."""
         return self._step_ttis
