@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from cellgym.experiments import calibrate
-from cellgym.fields import UE
+from cellgym.fields import FLOW, UE
 
 
 def test_within_uses_the_larger_tolerance():
@@ -74,3 +74,32 @@ def test_short_calibration_meets_targets(name):
     assert row["ok_jain"], (row["ns3_jain"], row["fast_jain"])
     assert row["ok_hol_p50_ms"], (row["ns3_hol_p50_ms"], row["fast_hol_p50_ms"])
     assert row["ok_hol_p95_ms"], (row["ns3_hol_p95_ms"], row["fast_hol_p95_ms"])
+
+
+def test_ns3_cache_key_and_records_roundtrip(tmp_path):
+    spec = calibrate.scenario("share2_cubic", 5.0)
+    key = calibrate.ns3_cache_key(spec, 1, "cubic", "a" * 64)
+    assert key == calibrate.ns3_cache_key(calibrate.scenario("share2_cubic", 5.0), 1, "cubic",
+                                          "a" * 64)  # fmt: skip
+    assert key != calibrate.ns3_cache_key(spec, 2, "cubic", "a" * 64)
+    assert key != calibrate.ns3_cache_key(spec, 1, "cubic", "b" * 64)
+    assert key != calibrate.ns3_cache_key(calibrate.scenario("share2_cubic", 6.0), 1, "cubic",
+                                          "a" * 64)  # fmt: skip
+    program = tmp_path / "prog"
+    program.write_bytes(b"one")
+    d1 = calibrate.program_digest(program)
+    program.write_bytes(b"two!")
+    assert calibrate.program_digest(program) != d1
+
+    rng = np.random.default_rng(0)
+    rec = calibrate.EpisodeRecords(spec=spec, controller="cubic", seed=3)
+    for i in range(5):
+        rec.append(0.02 * i, rng.random((2, len(FLOW))), rng.random((1, len(UE))))
+    path = tmp_path / "cache" / "run.npz"
+    calibrate.save_records(rec, path)
+    back = calibrate.load_records(path, spec)
+    assert back.spec is spec and back.controller == "cubic" and back.seed == 3
+    np.testing.assert_array_equal(back.times, rec.times)
+    np.testing.assert_array_equal(np.stack(back.flows), np.stack(rec.flows))
+    np.testing.assert_array_equal(np.stack(back.ues), np.stack(rec.ues))
+    assert back.rewards[0] != back.rewards[0]  # NaN kept

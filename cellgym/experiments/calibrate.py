@@ -16,6 +16,14 @@ Per-flow throughput and queueing delay are reported beside them (same HoL tolera
 latter) but do not decide the verdict. The command writes ``calibration.md``, ``calibration.csv``
 and ``calibration.json`` (every run's metrics) under ``--out`` (default ``docs/calibration``).
 ``--quick`` runs every scenario for 8 s with one seed, as a smoke test.
+
+ns-3 runs dominate the wall time (the full table takes minutes, the fast side seconds), so the
+records of each ns-3 run are cached on disk (``--ns3-cache DIR``, default
+``runs/calibration-cache/``; ``--no-ns3-cache`` turns it off). A cache entry is keyed by the
+scenario's ns-3 arguments, the seed, and the SHA-256 of the ``cellgym-lte`` program
+(``ns3_cache_key``): rebuilding the scenario program, or changing any scenario field, misses the
+cache, while changes to the fast model reuse the stored ns-3 runs, so re-evaluating the fast model
+against the whole table takes seconds.
 """
 
 from __future__ import annotations
@@ -23,9 +31,12 @@ from __future__ import annotations
 import argparse
 import csv
 import dataclasses
+import functools
+import hashlib
 import json
 import logging
 import multiprocessing as mp
+import os
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -35,7 +46,7 @@ import numpy as np
 
 from cellgym.fields import FLOW, UE
 from cellgym.metrics import EpisodeRecords, compute_metrics
-from cellgym.paths import REPO_ROOT
+from cellgym.paths import REPO_ROOT, ns3_program
 from cellgym.scenario import FlowSpec, ScenarioSpec
 
 log = logging.getLogger(__name__)
@@ -136,14 +147,110 @@ def run_metrics(rec: EpisodeRecords, from_s: float = WARMUP_S) -> dict[str, Any]
     }
 
 
+#: Default directory of the ns-3 run cache (``runs/`` is ignored by git).
+NS3_CACHE_DIR = REPO_ROOT / "runs" / "calibration-cache"
+#: Bump when the cache's file layout or the meaning of its key changes.
+_CACHE_VERSION = 1
+
+
 @dataclasses.dataclass
 class Job:
-    """One scenario and seed, run on both backends."""
+    """One scenario and seed, run on both backends.
+
+    ``ns3_cache`` is the directory of the ns-3 run cache, or ``None`` to always run ns-3.
+    """
 
     scenario: str
     seed: int
     spec: ScenarioSpec
     replay: bool = True
+    ns3_cache: Path | None = None
+
+
+@functools.cache
+def _file_sha256(path: str, size: int, mtime_ns: int) -> str:
+    """SHA-256 of a file's content (memoized per path, size and modification time)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for chunk in iter(lambda: fh.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def program_digest(program: Path | None = None) -> str:
+    """SHA-256 of the ns-3 scenario program (default: the build's ``cellgym-lte``)."""
+    path = Path(program) if program is not None else ns3_program()
+    st = path.stat()
+    return _file_sha256(str(path.resolve()), st.st_size, st.st_mtime_ns)
+
+
+def ns3_cache_key(spec: ScenarioSpec, seed: int, cca: str, program_sha256: str) -> str:
+    """Cache key of one ns-3 run.
+
+    A hash of the scenario's ns-3 arguments (every scenario field, and the seed), the controller
+    and the scenario program's content digest (``program_digest``).
+    """
+    blob = json.dumps(
+        {
+            "version": _CACHE_VERSION,
+            "args": spec.to_ns3_args(seed),
+            "cca": cca,
+            "program": program_sha256,
+        },
+        sort_keys=True,
+    )
+    return hashlib.sha256(blob.encode()).hexdigest()[:32]
+
+
+def save_records(rec: EpisodeRecords, path: Path) -> None:
+    """Store ``rec``'s step arrays as ``.npz`` (atomically: a temporary file, then a rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    with open(tmp, "wb") as fh:
+        np.savez_compressed(
+            fh,
+            times=np.asarray(rec.times, dtype=np.float64),
+            flows=np.stack(rec.flows),
+            ues=np.stack(rec.ues),
+            rewards=np.asarray(rec.rewards, dtype=np.float64),
+            controller=np.asarray(rec.controller),
+            seed=np.asarray(rec.seed),
+        )
+    os.replace(tmp, path)
+
+
+def load_records(path: Path, spec: ScenarioSpec) -> EpisodeRecords:
+    """The records stored by ``save_records`` at ``path``, for the scenario ``spec``."""
+    with np.load(path) as z:
+        rec = EpisodeRecords(spec=spec, controller=str(z["controller"]), seed=int(z["seed"]))
+        for t, flows, ues, r in zip(z["times"], z["flows"], z["ues"], z["rewards"], strict=True):
+            rec.append(float(t), flows, ues, float(r))
+    return rec
+
+
+def run_ns3(
+    spec: ScenarioSpec, seed: int, cache: Path | None = None
+) -> tuple[EpisodeRecords, bool]:
+    """Run ``spec`` natively on ns-3, or load the run from ``cache`` when stored there.
+
+    Returns the records and whether they came from the cache.
+    """
+    from cellgym.evaluation import run_native
+
+    cca = spec.flows[0].cca
+    path = None
+    if cache is not None:
+        key = ns3_cache_key(spec, seed, cca, program_digest())
+        path = Path(cache) / f"{spec.name}-s{seed}-{key}.npz"
+        if path.is_file():
+            try:
+                return load_records(path, spec), True
+            except (OSError, ValueError, KeyError) as exc:  # a damaged entry: run again
+                log.warning("ns-3 cache entry %s unreadable (%s): running ns-3", path, exc)
+    rec = run_native(spec, cca, seed, backend="ns3", timeout_s=300)
+    if path is not None:
+        save_records(rec, path)
+    return rec, False
 
 
 def run_fast(spec: ScenarioSpec, seed: int, distances_m: np.ndarray | None) -> EpisodeRecords:
@@ -173,10 +280,8 @@ def run_fast(spec: ScenarioSpec, seed: int, distances_m: np.ndarray | None) -> E
 
 
 def _run(job: Job) -> tuple[Job, dict[str, dict[str, Any]], dict[str, float]]:
-    from cellgym.evaluation import run_native
-
     t0 = time.perf_counter()
-    ns3 = run_native(job.spec, job.spec.flows[0].cca, job.seed, backend="ns3", timeout_s=300)
+    ns3, cached = run_ns3(job.spec, job.seed, job.ns3_cache)
     t1 = time.perf_counter()
     trace = None
     if job.replay and job.spec.mobility != "static":
@@ -186,7 +291,7 @@ def _run(job: Job) -> tuple[Job, dict[str, dict[str, Any]], dict[str, float]]:
     return (
         job,
         {"ns3": run_metrics(ns3), "fast": run_metrics(fast)},
-        {"ns3": t1 - t0, "fast": t2 - t1},
+        {"ns3": t1 - t0, "fast": t2 - t1, "ns3_cached": float(cached)},
     )
 
 
@@ -202,8 +307,9 @@ def run_jobs(jobs: Sequence[Job], n_jobs: int = 1) -> list[Result]:
     def done(res: Result) -> None:
         out.append(res)
         log.info(
-            "%s seed %d: ns3 %.0f s, fast %.2f s",
-            res[0].scenario, res[0].seed, res[2]["ns3"], res[2]["fast"],
+            "%s seed %d: ns3 %.0f s%s, fast %.2f s",
+            res[0].scenario, res[0].seed, res[2]["ns3"],
+            " (cached)" if res[2].get("ns3_cached") else "", res[2]["fast"],
         )  # fmt: skip
 
     if n_jobs == 1 or len(jobs) <= 1:
@@ -281,10 +387,13 @@ def markdown(rows: Sequence[dict[str, Any]], meta: dict[str, Any]) -> str:
             f"{tput} | {'met' if r['ok'] else 'missed'} |"
         )
     met = sum(r["ok"] for r in rows)
+    cached = meta.get("ns3_cached_runs", 0)
+    from_cache = f" ({cached} of {meta['runs']} runs from the ns-3 cache)" if cached else ""
     lines += [
         "",
         f"Targets met in {met} of {len(rows)} scenarios. Wall time: ns-3 "
-        f"{meta['ns3_wall_s']:.0f} s, fast {meta['fast_wall_s']:.1f} s (including compilation).",
+        f"{meta['ns3_wall_s']:.0f} s{from_cache}, fast {meta['fast_wall_s']:.1f} s "
+        "(including compilation).",
         "",
     ]
     return "\n".join(lines)
@@ -322,6 +431,11 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         help="fast backend draws its own random moves instead of replaying ns-3's",
     )  # fmt: skip
     ap.add_argument("--out", type=Path, default=REPO_ROOT / "docs" / "calibration")
+    ap.add_argument(
+        "--ns3-cache", type=Path, default=NS3_CACHE_DIR,
+        help="directory of cached ns-3 runs (keyed by scenario, seed and program digest)",
+    )  # fmt: skip
+    ap.add_argument("--no-ns3-cache", action="store_true", help="always run ns-3, store nothing")
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     if args.seeds < 1:
@@ -335,7 +449,12 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         specs = {n: scenario(n, sim_time_s) for n in names}
     except ValueError as exc:
         ap.error(str(exc))
-    jobs = [Job(n, s, specs[n], replay=not args.no_replay) for n in names for s in seeds]
+    cache = None if args.no_ns3_cache else args.ns3_cache
+    jobs = [
+        Job(n, s, specs[n], replay=not args.no_replay, ns3_cache=cache)
+        for n in names
+        for s in seeds
+    ]
     t0 = time.perf_counter()
     results = run_jobs(jobs, args.jobs)
     results.sort(key=lambda r: (names.index(r[0].scenario), r[0].seed))
@@ -347,6 +466,8 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         "warmup_s": WARMUP_S,
         "replay": not args.no_replay,
         "ns3_wall_s": sum(w["ns3"] for _, _, w in results),
+        "ns3_cached_runs": int(sum(w.get("ns3_cached", 0.0) for _, _, w in results)),
+        "runs": len(results),
         "fast_wall_s": sum(w["fast"] for _, _, w in results),
         "total_wall_s": time.perf_counter() - t0,
     }
