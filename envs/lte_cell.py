@@ -176,7 +176,7 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         # The fast backend runs a whole step (action, kernel, observation, reward) in one compiled
         # call with the same arithmetic (envs.fastsim.single); False forces the Python path.
         self.fused_step = backend == "fast"
-        self._fused: tuple[Any, ...] | None = None
+        self._fused: Any = None
 
     # -- Gymnasium API -------------------------------------------------------------------------
     def reset(
@@ -206,10 +206,9 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
             raise ValueError(f"action={action!r} is not finite: allowed [-1, 1]")
         a = min(1.0, max(-1.0, a))
         if self._fused is not None:
-            fcfg, icfg, layout, obs, terms_out = self._fused
-            raw = self._session.step_env(a, fcfg, icfg, layout, obs, terms_out)  # type: ignore[attr-defined]
-            observation = obs.copy()
-            terms = dict(zip(TERMS, terms_out.tolist(), strict=True))
+            raw = self._session.step_env(self._fused, a)  # type: ignore[attr-defined]
+            observation = self._fused.obs[0].copy()
+            terms = dict(zip(TERMS, self._fused.terms[0].tolist(), strict=True))
         else:
             raw = self._session.step(self._command(a))
             terms = reward_terms(
@@ -235,23 +234,18 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
             self._session.close()
             self._session = None
 
-    def _fused_config(self) -> tuple[Any, ...]:
-        """Arguments of the fast backend's one-call step (``FastSession.step_env``)."""
-        from envs.fastsim.single import env_config
+    def _fused_config(self) -> Any:
+        """The fast backend's one-call step on the session's cell (``FastSession.step_env``)."""
+        from envs.fastsim.single import EnvStepper
 
-        fcfg, icfg = env_config(
+        return EnvStepper(
+            self._session.cell,  # type: ignore[union-attr]
             action_mode=self.action_mode,
             max_change=self.max_change,
-            step_s=self.step_s,
-            step_ttis=int(self.spec_scenario.step_ms),
             flow=self.flow,
             flow_ue=self.flow_ue,
             reward=self.reward_spec,
-            cwnd_range=(MIN_CWND_BYTES, MAX_CWND_BYTES),
-            rate_range=(MIN_RATE_MBPS, MAX_RATE_MBPS),
         )
-        layout = (_OBS_COLS.astype(np.int64), _OBS_ACKED, _OBS_HIGH)
-        return fcfg, icfg, layout, np.zeros(len(OBS_FIELDS), np.float32), np.zeros(len(TERMS))
 
     def _command(self, a: float) -> np.ndarray:
         """Turn the relative action into the absolute ``[1, 2]`` (cwnd bytes, pacing Mbit/s)."""

@@ -7,7 +7,7 @@ import numpy as np
 from cellgym.scenario import ScenarioSpec
 from envs.fastsim.params import FastSimParams
 from envs.fastsim.sim import FastCellBatch
-from envs.fastsim.single import env_step
+from envs.fastsim.single import EnvStepper
 from envs.session import RawStep
 
 
@@ -56,21 +56,27 @@ class FastSession:
         self._cell.step(acts if self._num_agents else None)
         return self._raw()
 
-    def step_env(
-        self, a: float, fcfg: np.ndarray, icfg: np.ndarray, obs_layout: tuple, obs: np.ndarray,
-        terms: np.ndarray,
-    ) -> RawStep:  # fmt: skip
-        """One ``LteCellEnv`` step in one compiled call (``envs.fastsim.single.env_step``).
+    @property
+    def cell(self) -> FastCellBatch:
+        """The running cell (a batch of one); raises before ``start()``."""
+        if self._cell is None:
+            raise RuntimeError("call start() first")
+        return self._cell
 
-        ``a`` is the clipped relative action; the agent's observation lands in ``obs`` and the
-        reward terms in ``terms``. Same result as ``step`` plus the environment's Python path.
+    def step_env(self, stepper: EnvStepper, a: float) -> RawStep:
+        """One ``LteCellEnv`` step in one compiled call (``envs.fastsim.single``).
+
+        ``stepper`` was built on ``cell``; ``a`` is the clipped relative action. The agent's
+        observation lands in ``stepper.obs[0]`` and the reward terms in ``stepper.terms[0]``:
+        the same result as ``step`` after the environment's Python path.
         """
         if self._cell is None:
             raise RuntimeError("call start() before step_env()")
         if self._done:
             raise RuntimeError("the episode has ended: start a new session")
         cell = self._cell
-        t_ms = env_step(a, fcfg, icfg, *obs_layout, obs, terms, *cell.kernel_args)
+        stepper.a[0] = a
+        t_ms = stepper.step()
         cell.t_ms[0] = t_ms
         self._done = t_ms >= cell.sim_ms
         return RawStep(t_ms / 1000.0, cell.flows[0].copy(), cell.ues[0].copy(), self._done)

@@ -43,6 +43,7 @@ class FastCellBatch:
             parallel = (
                 batch >= PARALLEL_MIN_CELLS and numba.get_num_threads() >= PARALLEL_MIN_THREADS
             )
+        self.parallel = bool(parallel)
         self._step = core.step_batch_parallel if parallel else core.step_batch
         # The state's arrays never move: build the kernel's argument tuple once (per-step Python
         # overhead dominates a single cell's step).

@@ -1,29 +1,30 @@
-"""One ``LteCellEnv`` step on the fast backend in a single compiled call.
+"""The environment step of the fast backend's cells in a single compiled call.
 
-A single cell's kernel step costs a few microseconds; in Python, turning the action into a window,
+A cell's kernel step costs a few microseconds; in Python, turning the action into a window,
 building the observation and computing the reward terms cost several times that. ``env_step``
-does all of it in one call, with exactly the arithmetic of the reference Python path
-(``LteCellEnv._command``, ``LteCellEnv._observe``, ``cellgym.reward.reward_terms``): the same
-float64 operations in the same order and Python's ``min``/``max`` semantics (the first argument
-wins ties and NaN comparisons). ``tests/test_fastsim.py`` checks that both paths give identical
-trajectories.
+does all of it in one call, for one cell (``LteCellEnv``) or a batch (``FastVecEnv``), with
+exactly the arithmetic of the reference Python path (``LteCellEnv._command``,
+``LteCellEnv._observe``, ``cellgym.reward.reward_terms``): the same float64 operations in the
+same order and Python's ``min``/``max`` semantics (the first argument wins ties and NaN
+comparisons). ``tests/test_fast_env.py`` checks that both paths give identical trajectories and
+that a vector env's cell equals the single env.
 """
 
 from __future__ import annotations
 
 import numpy as np
-from numba import njit
+from numba import njit, prange
 
 from cellgym.fields import FLOW, SEGMENT_BYTES, UE
-from cellgym.reward import RewardSpec
+from cellgym.reward import TERMS, RewardSpec
 from envs.fastsim.core import step_cell
+from envs.fastsim.sim import FastCellBatch
 
 # Slots of the float64 configuration/state vector ``fcfg``.
 F_MAX_CHANGE, F_STEP_S = 0, 1
 F_W_UTIL, F_W_DELAY, F_W_FAIR, F_BUDGET, F_MAX_PENALTY = 2, 3, 4, 5, 6
 F_MIN_CWND, F_MAX_CWND, F_MIN_RATE, F_MAX_RATE = 7, 8, 9, 10
-F_RATE = 11  # the rate-mode agent's current pacing rate (state across steps; 0 before the first)
-N_FCFG = 12
+N_FCFG = 11
 # Slots of the int64 configuration vector ``icfg``; the flows' UE indices follow from I_FLOW_UE.
 I_MODE, I_FLOW, I_TTIS, I_FLOW_UE = 0, 1, 2, 3
 MODE_CWND, MODE_RATE = 0, 1
@@ -47,48 +48,45 @@ def _pmin(a: float, b: float) -> float:
     return b if b < a else a
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
-def env_step(
-    a, fcfg, icfg, obs_cols, obs_acked, obs_high, obs, terms,
+@njit(error_model="numpy", _nrt=False)
+def _env_cell(
+    b, advance, a, fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
     p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx, lost,
     obs_f, obs_u, act,
 ):  # fmt: skip
-    """Apply the relative action ``a`` (in [-1, 1]) to cell 0, advance one step, observe.
-
-    Writes the agent's observation to ``obs`` (float32) and the reward terms to ``terms`` (in
-    the order of ``cellgym.reward.TERMS``); returns the simulated time in ms at the step's end.
-    """
+    """One cell's environment step (``advance``) or only its observation and reward terms."""
     flow = icfg[I_FLOW]
-    row = obs_f[0, flow]  # the previous step's observation: what the agent acted on
-    factor = fcfg[F_MAX_CHANGE] ** a
-    if icfg[I_MODE] == MODE_CWND:
-        cwnd = row[_CWND]
-        if cwnd == 0.0:
-            cwnd = 10 * _SEG
-        cwnd = _pmin(fcfg[F_MAX_CWND], _pmax(fcfg[F_MIN_CWND], cwnd * factor))
-        pace = 0.0
-    else:
-        rate = fcfg[F_RATE]
-        if rate <= 0:
-            rate = row[_FB_RATE]
-            if rate == 0.0:
-                rate = 1.0
-        rate = _pmin(fcfg[F_MAX_RATE], _pmax(fcfg[F_MIN_RATE], rate * factor))
-        fcfg[F_RATE] = rate
-        rtt_min = row[_RTT_MIN]
-        if rtt_min == 0.0:
-            rtt_min = 40.0
-        rtt_min_s = rtt_min / 1000.0
-        cwnd = _pmin(_pmax(4 * _SEG, 2 * rate * 1e6 / 8 * rtt_min_s), fcfg[F_MAX_CWND])
-        pace = rate
-    act[0, flow, 0] = cwnd
-    act[0, flow, 1] = pace
-    act[0, flow, 2] = 1.0
-    step_cell(
-        0, icfg[I_TTIS], p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr,
-        dl, rtx, lost, obs_f, obs_u, act,
-    )  # fmt: skip
-    row = obs_f[0, flow]
+    if advance:
+        row = obs_f[b, flow]  # the previous step's observation: what the agent acted on
+        factor = fcfg[F_MAX_CHANGE] ** a
+        if icfg[I_MODE] == MODE_CWND:
+            cwnd = row[_CWND]
+            if cwnd == 0.0:
+                cwnd = 10 * _SEG
+            cwnd = _pmin(fcfg[F_MAX_CWND], _pmax(fcfg[F_MIN_CWND], cwnd * factor))
+            pace = 0.0
+        else:
+            r = rate[b]
+            if r <= 0:
+                r = row[_FB_RATE]
+                if r == 0.0:
+                    r = 1.0
+            r = _pmin(fcfg[F_MAX_RATE], _pmax(fcfg[F_MIN_RATE], r * factor))
+            rate[b] = r
+            rtt_min = row[_RTT_MIN]
+            if rtt_min == 0.0:
+                rtt_min = 40.0
+            rtt_min_s = rtt_min / 1000.0
+            cwnd = _pmin(_pmax(4 * _SEG, 2 * r * 1e6 / 8 * rtt_min_s), fcfg[F_MAX_CWND])
+            pace = r
+        act[b, flow, 0] = cwnd
+        act[b, flow, 1] = pace
+        act[b, flow, 2] = 1.0
+        step_cell(
+            b, icfg[I_TTIS], p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv,
+            fbr, dl, rtx, lost, obs_f, obs_u, act,
+        )  # fmt: skip
+    row = obs_f[b, flow]
     step_s = fcfg[F_STEP_S]
     for i in range(obs_cols.size):
         v = row[obs_cols[i]]
@@ -99,21 +97,21 @@ def env_step(
             o = obs_high[i]
         if o < 0.0:
             o = np.float32(0.0)
-        obs[i] = o
+        obs[b, i] = o
     # Reward terms: cellgym.reward.reward_terms.
     u = icfg[I_FLOW_UE + flow]
     n_flows = obs_f.shape[1]
     delivered = 0.0
     for f in range(n_flows):
         if icfg[I_FLOW_UE + f] == u:
-            delivered += obs_f[0, f, _RX]
+            delivered += obs_f[b, f, _RX]
     delivered_mbps = delivered * 8e-6 / step_s
-    capacity = obs_u[0, u, _CAP]
+    capacity = obs_u[b, u, _CAP]
     utilization = _pmin(1.0, _pmax(0.0, delivered_mbps / capacity)) if capacity > 0 else 0.0
     e2e = 0.0
     if row[_RTT_N] > 0 and row[_RTT_MIN] > 0:
         e2e = _pmax(0.0, row[_RTT_MEAN] - row[_RTT_MIN])
-    delay = _pmax(obs_u[0, u, _HOL], e2e)
+    delay = _pmax(obs_u[b, u, _HOL], e2e)
     budget = fcfg[F_BUDGET]
     penalty = _pmin(fcfg[F_MAX_PENALTY], _pmax(0.0, delay - budget) / budget)
     n_active = 0
@@ -121,44 +119,123 @@ def env_step(
     total = 0.0
     squares = 0.0
     for f in range(n_flows):
-        if obs_f[0, f, _ACTIVE] > 0:
-            x = obs_f[0, f, _RX]
+        if obs_f[b, f, _ACTIVE] > 0:
+            x = obs_f[b, f, _RX]
             n_active += 1
             positive = positive or x > 0
             total += x
             squares += x * x
     jain = total**2 / (n_active * squares) if positive else 1.0
-    terms[0] = utilization
-    terms[1] = delay
-    terms[2] = penalty
-    terms[3] = jain
-    terms[4] = fcfg[F_W_UTIL] * utilization - fcfg[F_W_DELAY] * penalty + fcfg[F_W_FAIR] * jain
+    terms[b, 0] = utilization
+    terms[b, 1] = delay
+    terms[b, 2] = penalty
+    terms[b, 3] = jain
+    terms[b, 4] = fcfg[F_W_UTIL] * utilization - fcfg[F_W_DELAY] * penalty + fcfg[F_W_FAIR] * jain
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def env_step(
+    a, advance, fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
+    p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx, lost,
+    obs_f, obs_u, act,
+):  # fmt: skip
+    """Step the cells where ``advance[b]`` with relative actions ``a[b]``; observe every cell.
+
+    Actions are in [-1, 1]; one thread. Writes the agents' observations to ``obs`` (``[B, 11]``
+    float32) and the reward terms to ``terms`` (``[B, 5]``, in the order of
+    ``cellgym.reward.TERMS``); ``rate`` (``[B]``) holds the rate-mode agents' pacing rates across
+    steps (0 before the first). Returns cell 0's simulated time in ms.
+    """
+    for b in range(cs.shape[0]):
+        _env_cell(
+            b, advance[b], a[b], fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
+            p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx, lost,
+            obs_f, obs_u, act,
+        )  # fmt: skip
     return cs[0, 0]
 
 
-def env_config(
-    *,
-    action_mode: str,
-    max_change: float,
-    step_s: float,
-    step_ttis: int,
-    flow: int,
-    flow_ue: np.ndarray,
-    reward: RewardSpec,
-    cwnd_range: tuple[float, float],
-    rate_range: tuple[float, float],
-) -> tuple[np.ndarray, np.ndarray]:
-    """``(fcfg, icfg)`` for ``env_step`` from the environment's settings."""
-    fcfg = np.zeros(N_FCFG, dtype=np.float64)
-    fcfg[F_MAX_CHANGE] = max_change
-    fcfg[F_STEP_S] = step_s
-    fcfg[F_W_UTIL] = reward.w_utilization
-    fcfg[F_W_DELAY] = reward.w_delay
-    fcfg[F_W_FAIR] = reward.w_fairness
-    fcfg[F_BUDGET] = reward.delay_budget_ms
-    fcfg[F_MAX_PENALTY] = reward.max_delay_penalty
-    fcfg[F_MIN_CWND], fcfg[F_MAX_CWND] = cwnd_range
-    fcfg[F_MIN_RATE], fcfg[F_MAX_RATE] = rate_range
-    mode = {"cwnd": MODE_CWND, "rate": MODE_RATE}[action_mode]
-    icfg = np.array([mode, flow, step_ttis, *np.asarray(flow_ue).tolist()], dtype=np.int64)
-    return fcfg, icfg
+@njit(cache=True, parallel=True, error_model="numpy", _nrt=False)
+def env_step_parallel(
+    a, advance, fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
+    p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx, lost,
+    obs_f, obs_u, act,
+):  # fmt: skip
+    """``env_step`` with the cells spread over numba's threads."""
+    for b in prange(cs.shape[0]):
+        _env_cell(
+            b, advance[b], a[b], fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
+            p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx, lost,
+            obs_f, obs_u, act,
+        )  # fmt: skip
+    return cs[0, 0]
+
+
+class EnvStepper:
+    """``env_step``'s configuration and buffers for the cells of a ``FastCellBatch``.
+
+    Fill ``a`` (relative actions, clipped to [-1, 1]) and ``advance`` (cells to step), call
+    ``step``; the observations are then in ``obs`` and the reward terms in ``terms``.
+
+    Args:
+        cells: The batch (its state arrays are used in place).
+        action_mode: ``"cwnd"`` or ``"rate"``.
+        max_change: Largest factor of one step's change.
+        flow: Index of the agent's flow.
+        flow_ue: ``[F]`` each flow's UE.
+        reward: Weights and budget.
+    """
+
+    def __init__(
+        self,
+        cells: FastCellBatch,
+        *,
+        action_mode: str,
+        max_change: float,
+        flow: int,
+        flow_ue: np.ndarray,
+        reward: RewardSpec,
+    ) -> None:
+        from envs.lte_cell import (
+            _OBS_ACKED,
+            _OBS_COLS,
+            _OBS_HIGH,
+            MAX_CWND_BYTES,
+            MAX_RATE_MBPS,
+            MIN_CWND_BYTES,
+            MIN_RATE_MBPS,
+            OBS_FIELDS,
+        )
+
+        self.fcfg = np.zeros(N_FCFG, dtype=np.float64)
+        self.fcfg[F_MAX_CHANGE] = max_change
+        self.fcfg[F_STEP_S] = cells.step_ms / 1000.0
+        self.fcfg[F_W_UTIL] = reward.w_utilization
+        self.fcfg[F_W_DELAY] = reward.w_delay
+        self.fcfg[F_W_FAIR] = reward.w_fairness
+        self.fcfg[F_BUDGET] = reward.delay_budget_ms
+        self.fcfg[F_MAX_PENALTY] = reward.max_delay_penalty
+        self.fcfg[F_MIN_CWND], self.fcfg[F_MAX_CWND] = MIN_CWND_BYTES, MAX_CWND_BYTES
+        self.fcfg[F_MIN_RATE], self.fcfg[F_MAX_RATE] = MIN_RATE_MBPS, MAX_RATE_MBPS
+        mode = {"cwnd": MODE_CWND, "rate": MODE_RATE}[action_mode]
+        flow_ues = np.asarray(flow_ue).tolist()
+        self.icfg = np.array([mode, flow, cells.step_ms, *flow_ues], dtype=np.int64)
+        batch = cells.batch
+        self.a = np.zeros(batch, dtype=np.float64)
+        self.advance = np.ones(batch, dtype=np.bool_)
+        self.rate = np.zeros(batch, dtype=np.float64)
+        self.obs = np.zeros((batch, len(OBS_FIELDS)), dtype=np.float32)
+        self.terms = np.zeros((batch, len(TERMS)), dtype=np.float64)
+        self._fn = env_step_parallel if cells.parallel else env_step
+        self._args = (
+            self.a, self.advance, self.fcfg, self.rate, self.icfg,
+            _OBS_COLS.astype(np.int64), _OBS_ACKED, _OBS_HIGH, self.obs, self.terms,
+            *cells.kernel_args,
+        )  # fmt: skip
+
+    def step(self) -> int:
+        """Step the cells selected by ``advance`` with actions ``a``; observe every cell.
+
+        Returns cell 0's simulated time in ms.
+        """
+        return self._fn(*self._args)

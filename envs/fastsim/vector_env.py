@@ -25,35 +25,16 @@ from gymnasium.utils.seeding import np_random
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
-from cellgym.fields import FLOW, SEGMENT_BYTES, UE
-from cellgym.reward import RewardSpec, reward_terms_batch
+from cellgym.fields import UE
+from cellgym.reward import TERMS, RewardSpec
 from cellgym.scenario import ScenarioSpec
 from cellgym.seeding import draw_rng_run
 from envs.fastsim.params import FastSimParams
 from envs.fastsim.sim import FastCellBatch
+from envs.fastsim.single import EnvStepper
 from envs.lte_cell import (
     _OBS_HIGH,
     ACTION_MODES,
-    MAX_CWND_BYTES,
-    MAX_RATE_MBPS,
-    MIN_CWND_BYTES,
-    MIN_RATE_MBPS,
-)
-
-_OBS_COLUMNS = np.array(
-    [
-        FLOW["fb_rate_mbps"],
-        FLOW["fb_hol_ms"],
-        FLOW["rtt_last_ms"],
-        FLOW["rtt_min_ms"],
-        FLOW["rtt_mean_ms"],
-        FLOW["cwnd_bytes"],
-        FLOW["bytes_in_flight"],
-        FLOW["acked_bytes"],
-        FLOW["loss_events"],
-        FLOW["retx_segments"],
-        FLOW["pacing_rate_mbps"],
-    ]
 )
 
 
@@ -115,9 +96,18 @@ class FastVecEnv(gym.vector.VectorEnv):
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.cells = FastCellBatch(self.params, self.num_envs, parallel=parallel)
+        # Action, kernel step, observation and reward terms in one compiled call, with the
+        # arithmetic of LteCellEnv (envs.fastsim.single); the rate agents' state is its ``rate``.
+        self._stepper = EnvStepper(
+            self.cells,
+            action_mode=action_mode,
+            max_change=self.max_change,
+            flow=self.flow,
+            flow_ue=self.flow_ue,
+            reward=self.reward_spec,
+        )
         self._rngs: list[np.random.Generator] = [np_random()[0] for _ in range(self.num_envs)]
         self.rng_runs = np.zeros(self.num_envs, dtype=np.int64)
-        self._rate_mbps = np.zeros(self.num_envs)
         self._autoreset = np.zeros(self.num_envs, dtype=np.bool_)
         self._started = False
 
@@ -154,62 +144,43 @@ class FastVecEnv(gym.vector.VectorEnv):
         resetting = self._autoreset.copy()
         if resetting.any():
             self._reset_cells(resetting, [None] * self.num_envs)
-        command = self._command(a)
         # Cells being reset this step stay at t = 0 (their action is ignored, as Gymnasium's
         # next-step autoreset does); the others advance.
-        self.cells.step(command[:, None, :])
-        if resetting.any():
-            self._reset_cells(resetting, [None] * self.num_envs, redraw=False)
-        raw_f, raw_u = self.cells.flows, self.cells.ues
-        terms = reward_terms_batch(
-            raw_f, raw_u, self.flow_ue, self.flow, self.step_s, self.reward_spec
-        )
+        st = self._stepper
+        st.a[:] = a
+        np.logical_not(resetting, out=st.advance)
+        st.step()
+        self.cells.t_ms = self.cells.state.cs[:, 0].copy()
+        terms = self._terms()
         reward = np.where(resetting, 0.0, terms["reward"])
         terminated = self.cells.done & ~resetting
         truncated = np.zeros(self.num_envs, dtype=np.bool_)
         self._autoreset = terminated.copy()
         info = self._info(terms)
-        return self._observe(), reward, terminated, truncated, info
+        return st.obs.copy(), reward, terminated, truncated, info
 
     def close_extras(self, **kwargs: Any) -> None:
         """Nothing to release: the cells live in this process's memory."""
 
     # -- helpers -----------------------------------------------------------------------------
-    def _reset_cells(self, mask: np.ndarray, seeds: list[int | None], redraw: bool = True) -> None:
+    def _reset_cells(self, mask: np.ndarray, seeds: list[int | None]) -> None:
         """Reset the masked cells; each draws its ``RngRun`` from its own generator."""
-        if redraw:
-            for i in np.flatnonzero(mask):
-                if seeds[i] is not None:
-                    self._rngs[i] = np_random(int(seeds[i]))[0]  # type: ignore[arg-type]
-                self.rng_runs[i] = draw_rng_run(self._rngs[i])
-            self._rate_mbps[mask] = 0.0
+        for i in np.flatnonzero(mask):
+            if seeds[i] is not None:
+                self._rngs[i] = np_random(int(seeds[i]))[0]  # type: ignore[arg-type]
+            self.rng_runs[i] = draw_rng_run(self._rngs[i])
+        self._stepper.rate[mask] = 0.0
         self.cells.reset(self.rng_runs, mask)
 
-    def _command(self, a: np.ndarray) -> np.ndarray:
-        """Relative actions -> absolute ``[B, 2]`` (cwnd bytes, pacing Mbit/s), as LteCellEnv."""
-        row = self.cells.flows[:, self.flow]
-        factor = self.max_change**a
-        out = np.zeros((self.num_envs, 2))
-        if self.action_mode == "cwnd":
-            cwnd = row[:, FLOW["cwnd_bytes"]]
-            cwnd = np.where(cwnd != 0, cwnd, 10 * SEGMENT_BYTES)
-            out[:, 0] = np.clip(cwnd * factor, MIN_CWND_BYTES, MAX_CWND_BYTES)
-            return out
-        fb = row[:, FLOW["fb_rate_mbps"]]
-        unset = self._rate_mbps <= 0
-        self._rate_mbps = np.where(unset, np.where(fb != 0, fb, 1.0), self._rate_mbps)
-        self._rate_mbps = np.clip(self._rate_mbps * factor, MIN_RATE_MBPS, MAX_RATE_MBPS)
-        rtt_min = row[:, FLOW["rtt_min_ms"]]
-        rtt_min_s = np.where(rtt_min != 0, rtt_min, 40.0) / 1000.0
-        cwnd = np.maximum(4 * SEGMENT_BYTES, 2 * self._rate_mbps * 1e6 / 8 * rtt_min_s)
-        out[:, 0] = np.minimum(cwnd, MAX_CWND_BYTES)
-        out[:, 1] = self._rate_mbps
-        return out
-
     def _observe(self) -> np.ndarray:
-        obs = self.cells.flows[:, self.flow][:, _OBS_COLUMNS]
-        obs[:, 7] = obs[:, 7] * 8e-6 / self.step_s
-        return np.clip(obs, 0.0, _OBS_HIGH).astype(np.float32)
+        """The cells' observations now, without stepping (after a reset)."""
+        st = self._stepper
+        st.advance[:] = False
+        st.step()
+        return st.obs.copy()
+
+    def _terms(self) -> dict[str, np.ndarray]:
+        return {k: self._stepper.terms[:, i].copy() for i, k in enumerate(TERMS)}
 
     def _info(self, terms: dict[str, np.ndarray] | None) -> dict[str, Any]:
         info: dict[str, Any] = {
