@@ -6,7 +6,9 @@ Scenario: one UE at 100 m, 50 RBs, one bulk flow driven by the agent (``CellGym/
 20 ms steps, action 0 (keep the window). It times:
 
 - the ns-3 backend: ``LteCellEnv(backend="ns3")``, steps of one episode (reset timed apart);
-- the fast backend, one environment: ``gym.make("CellGym/LteSingleFlow-v0", backend="fast")``;
+- the fast backend, one environment: ``gym.make("CellGym/LteSingleFlow-v0", backend="fast")``,
+  whose step is one compiled call (``envs.fastsim.single``), and once more through the Python
+  path of the same step (``fused_step=False``: the environment code the ns-3 backend runs);
 - the fast backend batched: ``make_fast_vec_env`` (Gymnasium ``VectorEnv``) with 1, 64 and 1024
   cells, counting every cell's step (aggregate env steps/s), and the bare compiled kernel
   (``FastCellBatch.step``) on the same batches, which shows the Python wrapper's share (one
@@ -38,7 +40,7 @@ from envs.fastsim.vector_env import make_fast_vec_env  # noqa: E402
 from envs.lte_cell import LteCellEnv  # noqa: E402
 
 #: Long enough that no timed loop reaches the end of an episode.
-LONG_S = 3600.0
+LONG_S = 1e6  # about 11.6 days: 5e7 steps of 20 ms
 
 
 def timed(step: Callable[[], None], seconds: float, per_call: int = 1) -> float:
@@ -73,13 +75,17 @@ def bench_ns3(sim_time_s: float) -> tuple[float, float]:
         env.close()
 
 
-def bench_fast_single(seconds: float) -> float:
-    """Steps/s of one fast environment made through ``gym.make``."""
+def bench_fast_single(seconds: float, fused: bool = True) -> float:
+    """Steps/s of one fast environment made through ``gym.make``.
+
+    ``fused=False`` times the Python path of the same step (``LteCellEnv.fused_step``).
+    """
     env = gym.make(
         "CellGym/LteSingleFlow-v0",
         backend="fast",
         scenario={"name": "single_flow", "sim_time_s": LONG_S, "flows": [{"cca": "agent"}]},
     )
+    env.unwrapped.fused_step = fused  # type: ignore[attr-defined]
     env.reset(seed=1)
     action = np.zeros(1, dtype=np.float32)
     rate = timed(lambda: env.step(action), seconds)
@@ -130,6 +136,7 @@ def main() -> None:
         print(f"{label:<34}{rate:>12,.0f} steps/s{ratio}", flush=True)
 
     line("fast, gym.make single env", bench_fast_single(args.seconds))
+    line("  the same, Python step path", bench_fast_single(args.seconds, fused=False))
     single_agent = ScenarioSpec(name="bench", sim_time_s=LONG_S, flows=[FlowSpec(cca="agent")])
     for b in (1, 64, 1024):
         line(f"fast, VectorEnv {b} cells", bench_vec(b, args.seconds))
