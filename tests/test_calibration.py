@@ -103,3 +103,24 @@ def test_ns3_cache_key_and_records_roundtrip(tmp_path):
     np.testing.assert_array_equal(np.stack(back.flows), np.stack(rec.flows))
     np.testing.assert_array_equal(np.stack(back.ues), np.stack(rec.ues))
     assert back.rewards[0] != back.rewards[0]  # NaN kept
+
+
+def test_ns3_prr_recovery_runs_and_differs_from_classic():
+    """``recovery="ns3_prr"``: the window in recovery follows in flight, above ssthresh at first."""
+    from cellgym.scenario import SpecError
+    from envs.fastsim.params import FastSimParams
+
+    spec = calibrate.scenario("share2_cubic", 6.0)
+    with pytest.raises(SpecError, match="fastsim.recovery="):
+        FastSimParams.from_spec(spec, recovery="nope")
+    runs = {r: calibrate.run_fast(spec, 1, None, r) for r in ("classic", "ns3_prr")}
+    flows = {r: np.stack(rec.flows) for r, rec in runs.items()}
+    assert not np.array_equal(flows["classic"], flows["ns3_prr"])
+    f = flows["ns3_prr"]
+    assert f[:, :, FLOW["loss_events"]].sum() > 0
+    # Some step ends in recovery with the window still above ssthresh (PRR's gradual descent);
+    # classic recovery sets the window to ssthresh on entry.
+    above = f[:, :, FLOW["cwnd_bytes"]] > f[:, :, FLOW["ssthresh_bytes"]] + 1448
+    lost = np.cumsum(f[:, :, FLOW["loss_events"]], axis=0) > 0
+    assert (above & lost).any()
+    assert calibrate.run_metrics(runs["ns3_prr"])["utilization"] > 0.7

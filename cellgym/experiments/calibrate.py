@@ -165,6 +165,7 @@ class Job:
     spec: ScenarioSpec
     replay: bool = True
     ns3_cache: Path | None = None
+    fast_recovery: str = "classic"
 
 
 @functools.cache
@@ -253,19 +254,25 @@ def run_ns3(
     return rec, False
 
 
-def run_fast(spec: ScenarioSpec, seed: int, distances_m: np.ndarray | None) -> EpisodeRecords:
+def run_fast(
+    spec: ScenarioSpec, seed: int, distances_m: np.ndarray | None, recovery: str = "classic"
+) -> EpisodeRecords:
     """Run ``spec`` natively on the fast backend, replaying ``[T, U]`` UE distances if given.
+
+    ``recovery`` is ``FastSimParams.recovery`` (the fast senders' loss recovery model).
 
     With a trace the cell is static apart from the replayed moves: after step ``i`` the UEs sit
     where ns-3's record of step ``i`` has them (ns-3 moves them on step boundaries, every
     ``mobility_period_s``), so both backends see the same capacity process.
     """
     from cellgym.seeding import rng_run_for_seed
+    from envs.fastsim.params import FastSimParams
     from envs.fastsim.session import FastSession
 
     run_spec = spec if distances_m is None else dataclasses.replace(spec, mobility="static")
     rec = EpisodeRecords(spec=spec, controller=spec.flows[0].cca, seed=seed)
-    session = FastSession(run_spec, rng_run_for_seed(seed))
+    params = dataclasses.replace(FastSimParams.from_spec(run_spec), recovery=recovery)
+    session = FastSession(run_spec, rng_run_for_seed(seed), params)
     raw = session.start()
     rec.append(raw.t, raw.flows, raw.ues)
     i = 0
@@ -286,7 +293,7 @@ def _run(job: Job) -> tuple[Job, dict[str, dict[str, Any]], dict[str, float]]:
     trace = None
     if job.replay and job.spec.mobility != "static":
         trace = np.stack(ns3.ues)[:, :, UE["distance_m"]]
-    fast = run_fast(job.spec, job.seed, trace)
+    fast = run_fast(job.spec, job.seed, trace, job.fast_recovery)
     t2 = time.perf_counter()
     return (
         job,
@@ -436,6 +443,10 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         help="directory of cached ns-3 runs (keyed by scenario, seed and program digest)",
     )  # fmt: skip
     ap.add_argument("--no-ns3-cache", action="store_true", help="always run ns-3, store nothing")
+    ap.add_argument(
+        "--fast-recovery", choices=("classic", "ns3_prr"), default="classic",
+        help="FastSimParams.recovery of the fast runs (see docs/calibration/README.md)",
+    )  # fmt: skip
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     if args.seeds < 1:
@@ -451,7 +462,14 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         ap.error(str(exc))
     cache = None if args.no_ns3_cache else args.ns3_cache
     jobs = [
-        Job(n, s, specs[n], replay=not args.no_replay, ns3_cache=cache)
+        Job(
+            n,
+            s,
+            specs[n],
+            replay=not args.no_replay,
+            ns3_cache=cache,
+            fast_recovery=args.fast_recovery,
+        )  # fmt: skip
         for n in names
         for s in seeds
     ]
@@ -465,6 +483,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         "seeds": seeds,
         "warmup_s": WARMUP_S,
         "replay": not args.no_replay,
+        "fast_recovery": args.fast_recovery,
         "ns3_wall_s": sum(w["ns3"] for _, _, w in results),
         "ns3_cached_runs": int(sum(w.get("ns3_cached", 0.0) for _, _, w in results)),
         "runs": len(results),

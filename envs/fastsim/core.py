@@ -65,6 +65,7 @@ from envs.fastsim.params import (
     P_PDU_BYTES,
     P_PF_TAU_TTIS,
     P_RBG_SIZE,
+    P_RECOVERY,
     P_RLC_CAP_BYTES,
     P_RWND_SEGS,
     P_SCHEDULER,
@@ -95,12 +96,14 @@ from envs.fastsim.state import (
     I_DELACK_MS,
     I_DELACK_N,
     I_DELACK_SEND,
+    I_DUPACK_CNT,
     I_HANDED,
     I_LAST_ARR_MS,
     I_LOST_HEAD,
     I_LOST_LEN,
     I_RCV_ACKS,
     I_RCV_CUM,
+    I_RCV_DUPACKS,
     I_RCV_HIGH,
     I_RCV_LAST_OWD,
     I_RCV_OWD,
@@ -113,6 +116,7 @@ from envs.fastsim.state import (
     I_RUNNING,
     I_SACKED,
     I_SEEN_ACKS,
+    I_SEEN_DUPACKS,
     I_SEEN_OWD,
     I_SEEN_UNIQ,
     I_SND_NXT,
@@ -146,6 +150,7 @@ from envs.fastsim.state import (
     U_RLC_BYTES,
     V_ACKS,
     V_CUM,
+    V_DUPACKS,
     V_HIGH,
     V_LAST,
     V_OWD,
@@ -205,6 +210,9 @@ from envs.fastsim.state import (
     X_O_RX,
     X_O_SENT,
     X_PACING,
+    X_PRR_DELIV,
+    X_PRR_OUT,
+    X_PRR_RFS,
     X_RTTVAR,
     X_SRTT,
     X_SSTHRESH,
@@ -744,6 +752,72 @@ def _pipe(fi, lost, b, f, dupthresh):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _prr_on_ack(fx, fi, lost, b, f, entered, delivered_segs, dupacks, una_before, acked, seg, p):
+    """ns-3.44 ``TcpPrrRecovery`` (``EnterRecovery``/``DoRecovery``) for one bunch of ACKs.
+
+    RFC 6937 proportional rate reduction with ns-3.44's integer arithmetic, which matters here:
+    (1) ``prr_delivered`` gains, for every duplicate ACK while it is below RecoverFS (the bytes in
+    flight when recovery began), one segment more than the SACK-derived delivery (the non-SACK
+    estimate applied to SACK too); (2) the proportional quota ``ceil(prr_delivered * ssthresh /
+    RecoverFS) - prr_out`` multiplies two ``uint32_t`` byte counts, so the product wraps modulo
+    2^32: once ``prr_delivered * ssthresh`` passes 4.29e9 (about 25 segments at a 120-segment
+    ssthresh) the quota falls below what was sent and the sender stops until in flight reaches
+    ssthresh; (3) below ssthresh PRR-CRB takes ``max(prr_delivered - prr_out, delivered)`` in
+    ``uint32_t`` (a negative difference wraps and wins: no send), plus a segment once a
+    retransmission is cumulatively ACKed (PRR-SSRB). The window is in flight plus the quota;
+    sends in recovery count into ``prr_out`` (``_sender_send``). Net effect against a step to
+    ssthresh: a burst of about 1.4 segments per delivered one on the first ACKs of recovery, into
+    a buffer that just overflowed, then silence; segments of that burst are lost and found after
+    recovery ends, a second reduction within about one RTT (ns-3 traces show both).
+    """
+    dupthresh = int(p[P_DUPTHRESH])
+    iseg = int(seg)
+    pipe = _pipe(fi, lost, b, f, dupthresh) * iseg
+    if entered:
+        fx[b, f, X_PRR_OUT] = 0.0
+        fx[b, f, X_PRR_DELIV] = 0.0
+        fx[b, f, X_PRR_RFS] = max(pipe, iseg)
+        dupacks = max(dupacks, 1)  # EnterRecovery calls DoRecovery as for a duplicate ACK
+    dsegs = max(delivered_segs, 0)
+    deliv = dsegs * iseg
+    if deliv <= 0 and dupacks <= 0:
+        return
+    rfs = int(fx[b, f, X_PRR_RFS])
+    prr_del = int(fx[b, f, X_PRR_DELIV])
+    if dupacks > 0:
+        base = dsegs // dupacks
+        extra = dsegs - base * dupacks
+        for i in range(dupacks):
+            if prr_del < rfs:
+                prr_del += iseg
+            prr_del += (base + (1 if i < extra else 0)) * iseg
+    else:
+        prr_del += deliv
+    fx[b, f, X_PRR_DELIV] = prr_del
+    ss = int(fx[b, f, X_SSTHRESH])
+    prr_out = int(fx[b, f, X_PRR_OUT])
+    if pipe > ss:
+        prod = (prr_del * ss) & 0xFFFFFFFF  # uint32_t * uint32_t in ns-3.44
+        send = int(math.ceil(prod / rfs)) - prr_out
+    else:
+        d = prr_del - prr_out
+        limit = max(d, deliv) if d >= 0 else d  # std::max of two uint32_t
+        # safeACK: the ACK cumulatively acknowledged a retransmitted segment (PRR-SSRB).
+        if acked > 0:
+            k = lost.shape[2]
+            for i in range(fi[b, f, I_LOST_LEN]):
+                j = (fi[b, f, I_LOST_HEAD] + i) & (k - 1)
+                sq = lost[b, f, j, 0]
+                if sq >= una_before and sq < fi[b, f, I_UNA] and lost[b, f, j, 1] != LOST_NEED:
+                    limit += iseg
+                    break
+        send = min(limit, ss - pipe)
+    if prr_out <= 0:
+        send = max(send, iseg)  # force the fast retransmission on entering recovery
+    fx[b, f, X_CWND] = max(pipe + send, iseg)
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
     """Process the ACKs reaching the server at ``t``: RTT, feedback, loss detection, growth."""
     seg = p[P_SEG_BYTES]
@@ -768,6 +842,8 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
     fi[b, f, I_SEEN_OWD] = rcv[b, f, slot, V_OWD]
     delivered_segs = v_uniq - fi[b, f, I_SEEN_UNIQ]
     fi[b, f, I_SEEN_UNIQ] = v_uniq
+    new_dupacks = rcv[b, f, slot, V_DUPACKS] - fi[b, f, I_SEEN_DUPACKS]
+    fi[b, f, I_SEEN_DUPACKS] = rcv[b, f, slot, V_DUPACKS]
     # RTT samples (every ACK carries a timestamp echo).
     fx[b, f, X_O_RTT_SUM] += rtt_mean * new_acks
     fx[b, f, X_O_RTT_N] += new_acks
@@ -798,7 +874,10 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
     k = lost.shape[2]
     # Loss detection: a hole with dupthresh segments received above it.
     state = fi[b, f, I_CSTATE]
+    entered = False
+    prr_mode = p[P_RECOVERY] > 0
     if state == ST_OPEN:
+        trigger = False
         for i in range(fi[b, f, I_LOST_LEN]):
             j = (fi[b, f, I_LOST_HEAD] + i) & (k - 1)
             if (
@@ -806,23 +885,46 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
                 and lost[b, f, j, 0] >= una
                 and lost[b, f, j, 0] + dupthresh < v_high
             ):
-                pipe_bytes = _pipe(fi, lost, b, f, dupthresh) * seg
-                fx[b, f, X_O_LOSS] += 1.0
-                ss = _ssthresh_on_loss(fx, b, f, cca, pipe_bytes, seg)
-                fx[b, f, X_SSTHRESH] = ss
-                if cca != CCA_BBR:
-                    fx[b, f, X_CWND] = ss
-                else:
-                    # BBR v1 (Linux, ns-3 TcpBbr): save the window, then packet conservation for
-                    # one round: the window falls to what is in flight plus what this ACK
-                    # delivered, and grows only with deliveries.
-                    fx[b, f, X_B_PRIOR_CWND] = fx[b, f, X_CWND]
-                    fx[b, f, X_CWND] = max(pipe_bytes + max(delivered_segs, 0) * seg, 4 * seg)
-                    fx[b, f, X_B_CONSERVE] = fi[b, f, I_SND_NXT]
-                fi[b, f, I_CSTATE] = ST_RECOVERY
-                fi[b, f, I_RECOVER] = fi[b, f, I_SND_NXT]
-                _on_loss_state(fx, fi, b, f, cca, t)
+                trigger = True
                 break
+        # ns-3 (``TcpSocketBase::DupAck``) also enters recovery on the third duplicate ACK
+        # (``m_dupAckCount``, reset when recovery ends or a cumulative ACK carries no new SACK
+        # information) while a hole is open at the cumulative ACK, whether or not that segment
+        # was retransmitted already: a hole beyond the recovery point still open when recovery
+        # ends starts a new recovery (a second reduction), and the head is sent again.
+        if prr_mode:
+            if new_dupacks == 0 and v_cum > una:
+                fi[b, f, I_DUPACK_CNT] = 0
+            fi[b, f, I_DUPACK_CNT] += max(new_dupacks, 0)
+        if prr_mode and not trigger and fi[b, f, I_DUPACK_CNT] >= dupthresh and v_cum < v_high:
+            for i in range(fi[b, f, I_LOST_LEN]):
+                j = (fi[b, f, I_LOST_HEAD] + i) & (k - 1)
+                if lost[b, f, j, 0] == v_cum:
+                    trigger = True
+                    if lost[b, f, j, 1] == LOST_RETX or lost[b, f, j, 1] == LOST_AGAIN:
+                        lost[b, f, j, 1] = LOST_NEED
+                    break
+        if trigger:
+            pipe_bytes = _pipe(fi, lost, b, f, dupthresh) * seg
+            fx[b, f, X_O_LOSS] += 1.0
+            ss = _ssthresh_on_loss(fx, b, f, cca, pipe_bytes, seg)
+            fx[b, f, X_SSTHRESH] = ss
+            if cca != CCA_BBR and prr_mode:
+                # ns-3's default recovery, ``TcpPrrRecovery``: the window follows the
+                # deliveries (below, once the ACK is applied), not a step to ssthresh.
+                entered = True
+            elif cca != CCA_BBR:
+                fx[b, f, X_CWND] = ss
+            else:
+                # BBR v1 (Linux, ns-3 TcpBbr): save the window, then packet conservation for
+                # one round: the window falls to what is in flight plus what this ACK
+                # delivered, and grows only with deliveries.
+                fx[b, f, X_B_PRIOR_CWND] = fx[b, f, X_CWND]
+                fx[b, f, X_CWND] = max(pipe_bytes + max(delivered_segs, 0) * seg, 4 * seg)
+                fx[b, f, X_B_CONSERVE] = fi[b, f, I_SND_NXT]
+            fi[b, f, I_CSTATE] = ST_RECOVERY
+            fi[b, f, I_RECOVER] = fi[b, f, I_SND_NXT]
+            _on_loss_state(fx, fi, b, f, cca, t)
     state = fi[b, f, I_CSTATE]
     exited = False
     if state != ST_OPEN and v_cum >= fi[b, f, I_RECOVER]:
@@ -832,6 +934,7 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
             fx[b, f, X_CWND] = max(fx[b, f, X_CWND], fx[b, f, X_B_PRIOR_CWND])
             fx[b, f, X_B_CONSERVE] = 0.0
         fi[b, f, I_CSTATE] = ST_OPEN
+        fi[b, f, I_DUPACK_CNT] = 0
         exited = state == ST_RECOVERY
         if cca == CCA_AGENT:
             _agent_apply(fx, fi, b, f, seg)
@@ -841,6 +944,8 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
     grown = min(max(delivered_segs, 0), acked + fi[b, f, I_SACKED])
     n_adv = min(new_acks, grown)
     fi[b, f, I_UNA] = max(una, v_cum)
+    if prr_mode and cca != CCA_BBR and fi[b, f, I_CSTATE] == ST_RECOVERY:
+        _prr_on_ack(fx, fi, lost, b, f, entered, delivered_segs, new_dupacks, una, acked, seg, p)
     if cca == CCA_BBR:
         pipe_bytes = _pipe(fi, lost, b, f, dupthresh) * seg
         _bbr_on_ack(fx, fi, bw, rng, b, f, delivered_segs * seg, rtt_last, pipe_bytes, t, seg)
@@ -956,6 +1061,7 @@ def _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost):
     arrive = t + d_down
     limited = False
     # Retransmissions first, lowest sequence first.
+    prr = p[P_RECOVERY] > 0 and cca != CCA_BBR and fi[b, f, I_CSTATE] == ST_RECOVERY
     high = fi[b, f, I_VIEW_HIGH]
     loss_state = fi[b, f, I_CSTATE] == ST_LOSS
     for i in range(fi[b, f, I_LOST_LEN]):
@@ -979,6 +1085,8 @@ def _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost):
         fi[b, f, I_RTX_LEN] += 1
         fx[b, f, X_O_RETX] += 1.0
         pipe += 1
+        if prr:
+            fx[b, f, X_PRR_OUT] += seg
         if paced:
             fx[b, f, X_TOKENS] -= seg
     # New data.
@@ -994,6 +1102,8 @@ def _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost):
             break
         nxt += 1
         pipe += 1
+        if prr:
+            fx[b, f, X_PRR_OUT] += seg
         if paced:
             fx[b, f, X_TOKENS] -= seg
     if nxt > first:
@@ -1117,6 +1227,10 @@ def _receive(b, f, seq, send, retx, t, p, fc, fi, fx, lost):
     if cum < high or filled:
         # Out of order, or a hole filled: ACK at once (RFC 5681 4.2).
         fi[b, f, I_RCV_ACKS] += 1
+        if seq > cum:
+            # The segment lies above the cumulative point: the ACK carries new SACK information,
+            # a duplicate ACK in ns-3's sense (``isDupack = scoreboardUpdated``).
+            fi[b, f, I_RCV_DUPACKS] += 1
         fi[b, f, I_RCV_OWD] += t - send
         fi[b, f, I_RCV_LAST_OWD] = t - send
         fi[b, f, I_DELACK_N] = 0
@@ -1354,6 +1468,7 @@ def step_cell(
             rcv[b, f, slot, V_ACKS] = fi[b, f, I_RCV_ACKS]
             rcv[b, f, slot, V_OWD] = fi[b, f, I_RCV_OWD]
             rcv[b, f, slot, V_LAST] = fi[b, f, I_RCV_LAST_OWD]
+            rcv[b, f, slot, V_DUPACKS] = fi[b, f, I_RCV_DUPACKS]
         # 5. The XRC agent.
         _agent_end_tti(b, t, p, fc, fi, ue, ui, rlc, capr, fbr, tbs)
         # 6. Senders.

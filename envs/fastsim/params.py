@@ -89,7 +89,8 @@ LOST_SLOTS = 4096
 
 P_HYSTART_DELAY = 37
 P_RWND_SEGS = 38
-P_LEN = 39
+P_RECOVERY = 39  # 0 classic (window to ssthresh), 1 ns-3.44 PRR and dupack re-entry
+P_LEN = 40
 
 # -- columns of the flow settings matrix ------------------------------------------------------
 FC_UE = 0
@@ -198,6 +199,13 @@ class FastSimParams:
             (LTE uplink grants bunch ACKs; this breaks HyStart's ACK-train detection as in ns-3).
         hystart_delay: CUBIC's HyStart exits slow start on an RTT increase (ns-3's
             ``HyStartDetect`` includes DELAY).
+        recovery: Fast recovery of the loss-based senders (not BBR's window). ``classic``: the
+            window drops to ssthresh on entry (RFC 6675 pipe), a new recovery starts only on a
+            hole not yet retransmitted. ``ns3_prr``: ns-3.44's ``TcpPrrRecovery`` with its
+            ``uint32_t`` arithmetic (a short burst, then silence until in flight reaches
+            ssthresh) and ``TcpSocketBase``'s re-entry on the third duplicate ACK over an open
+            hole after recovery ends; see docs/calibration/README.md for why it is not the
+            default yet.
         harq_bler: Probability that a new transport block fails and a HARQ retransmission takes
             the UE's next allocation (0: no fading, as in ns-3's static Okumura-Hata cell).
         scheduler: ``pf`` (proportional fair, ns-3's ``PfFfMacScheduler``) or ``rr``.
@@ -225,6 +233,7 @@ class FastSimParams:
     ul_period_ms: int = 4
     rcv_buf_bytes: int = 4 * 1024 * 1024
     hystart_delay: bool = True
+    recovery: str = "classic"
     harq_bler: float = 0.0
     scheduler: str = "pf"
     delack_count: int = 2
@@ -248,6 +257,10 @@ class FastSimParams:
         """Validate the model knobs and the scenario's fast-simulator support."""
         if self.scheduler not in SCHEDULERS:
             raise SpecError(f"fastsim.scheduler={self.scheduler!r}: choose one of {SCHEDULERS}")
+        if self.recovery not in ("classic", "ns3_prr"):
+            raise SpecError(
+                f"fastsim.recovery={self.recovery!r}: choose one of ('classic', 'ns3_prr')"
+            )
         if not 0.0 <= self.harq_bler < 1.0:
             raise SpecError(f"fastsim.harq_bler={self.harq_bler!r}: allowed [0, 1)")
         if self.air_dl_ms < 0 or self.air_ul_ms < 0:
@@ -365,6 +378,7 @@ class FastSimParams:
         p[P_UL_PERIOD_MS] = self.ul_period_ms
         p[P_RWND_SEGS] = self.rcv_buf_bytes // SEGMENT_BYTES
         p[P_HYSTART_DELAY] = 1.0 if self.hystart_delay else 0.0
+        p[P_RECOVERY] = 1.0 if self.recovery == "ns3_prr" else 0.0
         return p
 
     def flow_config(self) -> np.ndarray:

@@ -50,7 +50,10 @@ I_RTX_HEAD = 26  # retransmissions on their way to the eNB: head
 I_RTX_LEN = 27  # and count
 I_RUNNING = 28  # the application runs (started and not stopped)
 I_CWND_LIMITED = 29  # the last send round was limited by the window
-I_LEN = 30
+I_RCV_DUPACKS = 30  # receiver: ACKs that carried new SACK information (ns-3's dupacks)
+I_SEEN_DUPACKS = 31  # receiver dupack count already processed by the sender
+I_DUPACK_CNT = 32  # sender: duplicate ACKs counted outside recovery (ns-3 ``m_dupAckCount``)
+I_LEN = 33
 
 # -- per flow, reals (float64 [B, F, X_LEN]) ---------------------------------------------------
 X_CWND = 0  # congestion window, bytes
@@ -129,7 +132,11 @@ X_B_ACKEL = 67  # the rate sample's ACK phase, ms
 X_B_SENDEL = 68  # the rate sample's send phase, ms
 X_B_PVALID = 69  # 1 while the kept sample start is valid
 X_B_MARKED = 70  # segments marked lost and not yet retransmitted, after the latest send
-X_LEN = 71
+# Proportional rate reduction in fast recovery (ns-3's default ``TcpPrrRecovery``), bytes
+X_PRR_DELIV = 71  # prr_delivered
+X_PRR_OUT = 72  # prr_out
+X_PRR_RFS = 73  # RecoverFS: bytes in flight when recovery began
+X_LEN = 74
 BBR_FILTER = 10  # rounds in BBR's max-bandwidth filter
 BBR_SEND_RING = 1024  # ms of send-time records (``bw`` after the filter: 4 values per ms)
 
@@ -166,7 +173,8 @@ V_UNIQ = 2
 V_ACKS = 3
 V_OWD = 4
 V_LAST = 5
-V_LEN = 6
+V_DUPACKS = 6
+V_LEN = 7
 # lost-segment ring entries (int64 [B, F, K, 2]): seq, state
 LOST_NEED = 0  # lost, not retransmitted
 LOST_RETX = 1  # retransmitted, on its way
