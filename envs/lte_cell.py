@@ -121,6 +121,10 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
     ``info`` also carries ``t`` (s), ``rng_run``, and ``flows``/``ues``: the step's raw per-flow and
     per-UE arrays (columns in ``cellgym.fields``).
 
+    On the fast backend a step is one compiled call (``envs.fastsim.single``) with the same
+    arithmetic as the Python path; set the attribute ``fused_step = False`` to run the Python path
+    (the one the ns-3 backend runs), e.g. to check a change to it: trajectories are identical.
+
     ## Version History
     - v0: initial version.
 
