@@ -110,6 +110,7 @@ from envs.fastsim.state import (
     I_RCV_UNIQ,
     I_RECOVER,
     I_RTO_AT_MS,
+    I_RTO_HELD,
     I_RTO_MS,
     I_RTX_HEAD,
     I_RTX_LEN,
@@ -709,7 +710,7 @@ def _bbr_count_marked(b, f, p, fi, fx, lost):
     """Segments marked lost and not retransmitted after the sends (BBR's per-ACK loss count)."""
     dupthresh = int(p[P_DUPTHRESH])
     n = fi[b, f, I_SND_NXT] - fi[b, f, I_UNA] - fi[b, f, I_SACKED]
-    fx[b, f, X_B_MARKED] = n - _pipe(fi, lost, b, f, dupthresh)
+    fx[b, f, X_B_MARKED] = n - _pipe(fi, lost, b, f, dupthresh, False)
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -737,17 +738,27 @@ def _on_loss_state(fx, fi, b, f, cca, t):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _pipe(fi, lost, b, f, dupthresh):
-    """Segments in flight: sent, not (s)acked and not known lost (RFC 6675 style)."""
+def _pipe(fi, lost, b, f, dupthresh, ns3):
+    """Segments in flight: sent, not (s)acked and not known lost (RFC 6675 style).
+
+    With ``ns3`` as ns-3.44's ``TcpTxBuffer::BytesInFlight`` (sent - sacked - lost + retrans):
+    a retransmitted segment counts until it is cumulatively acknowledged, also once SACKed (its
+    ``m_retrans`` byte count is only removed by ``DiscardUpTo``; an RTO clears them all).
+    """
     n = fi[b, f, I_SND_NXT] - fi[b, f, I_UNA] - fi[b, f, I_SACKED]
     high = fi[b, f, I_VIEW_HIGH]
     loss_state = fi[b, f, I_CSTATE] == ST_LOSS
     k = lost.shape[2]
     for i in range(fi[b, f, I_LOST_LEN]):
         j = (fi[b, f, I_LOST_HEAD] + i) & (k - 1)
-        if lost[b, f, j, 1] == LOST_NEED and lost[b, f, j, 0] >= fi[b, f, I_UNA]:
+        if lost[b, f, j, 0] < fi[b, f, I_UNA]:
+            continue
+        st = lost[b, f, j, 1]
+        if st == LOST_NEED:
             if loss_state or lost[b, f, j, 0] + dupthresh < high:
                 n -= 1
+        elif ns3 and st == LOST_DONE and not loss_state:
+            n += 1
     return max(n, 0)
 
 
@@ -772,7 +783,7 @@ def _prr_on_ack(fx, fi, lost, b, f, entered, delivered_segs, dupacks, una_before
     """
     dupthresh = int(p[P_DUPTHRESH])
     iseg = int(seg)
-    pipe = _pipe(fi, lost, b, f, dupthresh) * iseg
+    pipe = _pipe(fi, lost, b, f, dupthresh, True) * iseg
     if entered:
         fx[b, f, X_PRR_OUT] = 0.0
         fx[b, f, X_PRR_DELIV] = 0.0
@@ -896,16 +907,21 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
             if new_dupacks == 0 and v_cum > una:
                 fi[b, f, I_DUPACK_CNT] = 0
             fi[b, f, I_DUPACK_CNT] += max(new_dupacks, 0)
-        if prr_mode and not trigger and fi[b, f, I_DUPACK_CNT] >= dupthresh and v_cum < v_high:
+        dup_rule = fi[b, f, I_DUPACK_CNT] >= dupthresh
+        if prr_mode and not trigger and v_cum < v_high and (dup_rule or new_dupacks > 0):
             for i in range(fi[b, f, I_LOST_LEN]):
                 j = (fi[b, f, I_LOST_HEAD] + i) & (k - 1)
                 if lost[b, f, j, 0] == v_cum:
-                    trigger = True
+                    # ``IsLost(HighACK)``: the head keeps ns-3's lost mark after its
+                    # retransmission, so any duplicate ACK re-enters recovery.
+                    trigger = dup_rule or v_cum + dupthresh < v_high
+                    if not trigger:
+                        break
                     if lost[b, f, j, 1] == LOST_RETX or lost[b, f, j, 1] == LOST_AGAIN:
                         lost[b, f, j, 1] = LOST_NEED
                     break
         if trigger:
-            pipe_bytes = _pipe(fi, lost, b, f, dupthresh) * seg
+            pipe_bytes = _pipe(fi, lost, b, f, dupthresh, p[P_RECOVERY] > 0) * seg
             fx[b, f, X_O_LOSS] += 1.0
             ss = _ssthresh_on_loss(fx, b, f, cca, pipe_bytes, seg)
             fx[b, f, X_SSTHRESH] = ss
@@ -935,6 +951,7 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
             fx[b, f, X_B_CONSERVE] = 0.0
         fi[b, f, I_CSTATE] = ST_OPEN
         fi[b, f, I_DUPACK_CNT] = 0
+        fi[b, f, I_RTO_HELD] = 0
         exited = state == ST_RECOVERY
         if cca == CCA_AGENT:
             _agent_apply(fx, fi, b, f, seg)
@@ -947,7 +964,7 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
     if prr_mode and cca != CCA_BBR and fi[b, f, I_CSTATE] == ST_RECOVERY:
         _prr_on_ack(fx, fi, lost, b, f, entered, delivered_segs, new_dupacks, una, acked, seg, p)
     if cca == CCA_BBR:
-        pipe_bytes = _pipe(fi, lost, b, f, dupthresh) * seg
+        pipe_bytes = _pipe(fi, lost, b, f, dupthresh, p[P_RECOVERY] > 0) * seg
         _bbr_on_ack(fx, fi, bw, rng, b, f, delivered_segs * seg, rtt_last, pipe_bytes, t, seg)
     elif n_adv > 0:
         base = grown // n_adv
@@ -970,7 +987,14 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
                 _newreno_increase(fx, b, f, segs, seg)
     if acked > 0:
         fx[b, f, X_O_ACKED] += acked * seg
-        fi[b, f, I_RTO_AT_MS] = t + fi[b, f, I_RTO_MS]
+        # ns-3 (``ProcessAck``, ``NewAck(ack, m_isFirstPartialAck)``): in fast recovery only the
+        # first partial ACK restarts the retransmission timer.
+        restart = True
+        if prr_mode and fi[b, f, I_CSTATE] == ST_RECOVERY:
+            restart = fi[b, f, I_RTO_HELD] == 0
+            fi[b, f, I_RTO_HELD] = 1
+        if restart:
+            fi[b, f, I_RTO_AT_MS] = t + fi[b, f, I_RTO_MS]
         srtt_rto = fx[b, f, X_SRTT] + max(1.0, 4.0 * fx[b, f, X_RTTVAR])
         fi[b, f, I_RTO_MS] = int(max(p[P_MIN_RTO_MS], srtt_rto))
         # Forget holes the sender knows are filled.
@@ -1000,7 +1024,7 @@ def _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost):
     # Retransmission timeout.
     outstanding = fi[b, f, I_SND_NXT] > fi[b, f, I_UNA]
     if outstanding and fi[b, f, I_RTO_AT_MS] >= 0 and t >= fi[b, f, I_RTO_AT_MS]:
-        pipe_bytes = _pipe(fi, lost, b, f, dupthresh) * seg
+        pipe_bytes = _pipe(fi, lost, b, f, dupthresh, p[P_RECOVERY] > 0) * seg
         fx[b, f, X_O_LOSS] += 1.0
         fx[b, f, X_SSTHRESH] = _ssthresh_on_loss(fx, b, f, cca, pipe_bytes, seg)
         fx[b, f, X_CWND] = seg
@@ -1056,7 +1080,7 @@ def _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost):
     paced = pace > 0 and (cca == CCA_BBR or cca == CCA_AGENT)
     if paced:
         fx[b, f, X_TOKENS] = min(fx[b, f, X_TOKENS] + pace, pace + seg)
-    pipe = _pipe(fi, lost, b, f, dupthresh)
+    pipe = _pipe(fi, lost, b, f, dupthresh, p[P_RECOVERY] > 0)
     d_down = int(fc[f, FC_D_DOWN_MS])
     arrive = t + d_down
     limited = False
@@ -1496,7 +1520,7 @@ def step_cell(
         o[5] = n
         o[6] = fx[b, f, X_CWND] if started else 0.0
         o[7] = min(fx[b, f, X_SSTHRESH], 1e9) if started else 0.0
-        o[8] = _pipe(fi, lost, b, f, dupthresh) * seg
+        o[8] = _pipe(fi, lost, b, f, dupthresh, p[P_RECOVERY] > 0) * seg
         o[9] = fx[b, f, X_O_ACKED]
         o[10] = fx[b, f, X_O_RX]
         o[11] = fx[b, f, X_O_LOSS]

@@ -53,7 +53,8 @@ I_CWND_LIMITED = 29  # the last send round was limited by the window
 I_RCV_DUPACKS = 30  # receiver: ACKs that carried new SACK information (ns-3's dupacks)
 I_SEEN_DUPACKS = 31  # receiver dupack count already processed by the sender
 I_DUPACK_CNT = 32  # sender: duplicate ACKs counted outside recovery (ns-3 ``m_dupAckCount``)
-I_LEN = 33
+I_RTO_HELD = 33  # sender: a partial ACK of this recovery restarted the RTO timer (ns-3)
+I_LEN = 34
 
 # -- per flow, reals (float64 [B, F, X_LEN]) ---------------------------------------------------
 X_CWND = 0  # congestion window, bytes
