@@ -567,7 +567,7 @@ def _agent_apply(fx, fi, b, f, seg):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg):
+def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg, marked, ns3):
     """A BBR (v1) model: windowed max bandwidth per round, min RTT, gain cycling, ProbeRTT."""
     # Min RTT filter (10 s).
     if rtt > 0 and (rtt <= fx[b, f, X_B_MINRTT] or t - fx[b, f, X_B_MINSTAMP] > 10000.0):
@@ -612,6 +612,9 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg):
         bw[b, f, r] = 0.0
         fx[b, f, X_B_ROUNDSTART] = t
         fx[b, f, X_B_ROUNDEND] = fx[b, f, X_B_DELIV]
+        if ns3:
+            # ns-3 ``TcpBbr::UpdateRound``: packet conservation ends at the next round start.
+            fx[b, f, X_B_CONSERVE] = 0.0
     if sample > bw[b, f, r]:
         bw[b, f, r] = sample
     best = 0.0
@@ -677,7 +680,6 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg):
     # (packet conservation; ns-3 ends it after one round, see docs/calibration/README.md).
     in_recovery = fi[b, f, I_CSTATE] == ST_RECOVERY
     if in_recovery:
-        marked = fi[b, f, I_SND_NXT] - fi[b, f, I_UNA] - fi[b, f, I_SACKED] - pipe_bytes / seg
         losses = marked - fx[b, f, X_B_MARKED]
         if losses > 0:
             cwnd = max(cwnd - losses * seg, seg)
@@ -825,6 +827,18 @@ def _prr_on_ack(fx, fi, lost, b, f, entered, delivered_segs, dupacks, una_before
         send = min(limit, ss - pipe)
     if prr_out <= 0:
         send = max(send, iseg)  # force the fast retransmission on entering recovery
+    elif acked > 0 and not entered and fi[b, f, I_UNA] < fi[b, f, I_RECOVER]:
+        # A partial ACK whose new head was not retransmitted yet retransmits once outside the
+        # window (``ProcessAck``: ``DoRetransmit`` unless ``IsRetransmittedDataAcked``).
+        head_rtx = False
+        k = lost.shape[2]
+        for i in range(fi[b, f, I_LOST_LEN]):
+            j = (fi[b, f, I_LOST_HEAD] + i) & (k - 1)
+            if lost[b, f, j, 0] == fi[b, f, I_UNA]:
+                head_rtx = lost[b, f, j, 1] == LOST_RETX or lost[b, f, j, 1] == LOST_AGAIN
+                break
+        if not head_rtx:
+            send = max(send, iseg)
     fx[b, f, X_CWND] = max(pipe + send, iseg)
 
 
@@ -964,8 +978,13 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
     if prr_mode and cca != CCA_BBR and fi[b, f, I_CSTATE] == ST_RECOVERY:
         _prr_on_ack(fx, fi, lost, b, f, entered, delivered_segs, new_dupacks, una, acked, seg, p)
     if cca == CCA_BBR:
-        pipe_bytes = _pipe(fi, lost, b, f, dupthresh, p[P_RECOVERY] > 0) * seg
-        _bbr_on_ack(fx, fi, bw, rng, b, f, delivered_segs * seg, rtt_last, pipe_bytes, t, seg)
+        ns3 = p[P_RECOVERY] > 0
+        pipe_bytes = _pipe(fi, lost, b, f, dupthresh, ns3) * seg
+        n_out = fi[b, f, I_SND_NXT] - fi[b, f, I_UNA] - fi[b, f, I_SACKED]
+        marked = n_out - _pipe(fi, lost, b, f, dupthresh, False)
+        _bbr_on_ack(
+            fx, fi, bw, rng, b, f, delivered_segs * seg, rtt_last, pipe_bytes, t, seg, marked, ns3
+        )
     elif n_adv > 0:
         base = grown // n_adv
         extra = grown - base * n_adv
@@ -1026,8 +1045,11 @@ def _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost):
     if outstanding and fi[b, f, I_RTO_AT_MS] >= 0 and t >= fi[b, f, I_RTO_AT_MS]:
         pipe_bytes = _pipe(fi, lost, b, f, dupthresh, p[P_RECOVERY] > 0) * seg
         fx[b, f, X_O_LOSS] += 1.0
-        fx[b, f, X_SSTHRESH] = _ssthresh_on_loss(fx, b, f, cca, pipe_bytes, seg)
+        # ns-3 ``ReTxTimeout`` keeps ssthresh on a repeated timeout of the retransmitted head.
+        if not (p[P_RECOVERY] > 0 and fi[b, f, I_CSTATE] == ST_LOSS):
+            fx[b, f, X_SSTHRESH] = _ssthresh_on_loss(fx, b, f, cca, pipe_bytes, seg)
         fx[b, f, X_CWND] = seg
+        fi[b, f, I_DUPACK_CNT] = 0
         fi[b, f, I_CSTATE] = ST_LOSS
         fi[b, f, I_RECOVER] = fi[b, f, I_SND_NXT]
         fi[b, f, I_RTO_MS] = min(2 * fi[b, f, I_RTO_MS], 60000)
