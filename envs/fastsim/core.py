@@ -974,6 +974,13 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
     # a hole does not count again the segments already SACKed above it.
     grown = min(max(delivered_segs, 0), acked + fi[b, f, I_SACKED])
     n_adv = min(new_acks, grown)
+    if prr_mode and new_dupacks > 0:
+        # ns-3 grows the window only on ACKs without new SACK information (a duplicate ACK
+        # moves the socket to CA_DISORDER, where ``ProcessAck`` skips ``IncreaseWindow``); each
+        # duplicate ACK delivered at least the segment it SACKed.
+        n_adv = min(max(new_acks - new_dupacks, 0), grown)
+        grown = max(grown - new_dupacks, 0)
+        n_adv = min(n_adv, grown)
     fi[b, f, I_UNA] = max(una, v_cum)
     if prr_mode and cca != CCA_BBR and fi[b, f, I_CSTATE] == ST_RECOVERY:
         _prr_on_ack(fx, fi, lost, b, f, entered, delivered_segs, new_dupacks, una, acked, seg, p)
