@@ -165,7 +165,7 @@ class Job:
     spec: ScenarioSpec
     replay: bool = True
     ns3_cache: Path | None = None
-    fast_recovery: str = "classic"
+    fast_recovery: str = "ns3_prr"
 
 
 @functools.cache
@@ -255,7 +255,7 @@ def run_ns3(
 
 
 def run_fast(
-    spec: ScenarioSpec, seed: int, distances_m: np.ndarray | None, recovery: str = "classic"
+    spec: ScenarioSpec, seed: int, distances_m: np.ndarray | None, recovery: str = "ns3_prr"
 ) -> EpisodeRecords:
     """Run ``spec`` natively on the fast backend, replaying ``[T, U]`` UE distances if given.
 
@@ -444,7 +444,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     )  # fmt: skip
     ap.add_argument("--no-ns3-cache", action="store_true", help="always run ns-3, store nothing")
     ap.add_argument(
-        "--fast-recovery", choices=("classic", "ns3_prr"), default="classic",
+        "--fast-recovery", choices=("classic", "ns3_prr"), default="ns3_prr",
         help="FastSimParams.recovery of the fast runs (see docs/calibration/README.md)",
     )  # fmt: skip
     args = ap.parse_args(argv)

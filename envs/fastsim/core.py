@@ -975,9 +975,11 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
     grown = min(max(delivered_segs, 0), acked + fi[b, f, I_SACKED])
     n_adv = min(new_acks, grown)
     if prr_mode and new_dupacks > 0:
-        # ns-3 grows the window only on ACKs without new SACK information (a duplicate ACK
-        # moves the socket to CA_DISORDER, where ``ProcessAck`` skips ``IncreaseWindow``); each
-        # duplicate ACK delivered at least the segment it SACKed.
+        # ns-3 grows the window only on ACKs without new SACK information: a duplicate ACK moves
+        # the socket to CA_DISORDER, where ``ProcessAck`` skips ``IncreaseWindow``, and one that
+        # does not advance the cumulative ACK (every duplicate ACK here: a segment above the
+        # cumulative point) only calls ``PktsAcked``, in CA_LOSS too. Each duplicate ACK
+        # delivered at least the segment it SACKed.
         n_adv = min(max(new_acks - new_dupacks, 0), grown)
         grown = max(grown - new_dupacks, 0)
         n_adv = min(n_adv, grown)

@@ -89,7 +89,7 @@ LOST_SLOTS = 4096
 
 P_HYSTART_DELAY = 37
 P_RWND_SEGS = 38
-P_RECOVERY = 39  # 0 classic (window to ssthresh), 1 ns-3.44 PRR and dupack re-entry
+P_RECOVERY = 39  # 0 classic (window to ssthresh), 1 ns-3.44 recovery (PRR, re-entry, ...)
 P_LEN = 40
 
 # -- columns of the flow settings matrix ------------------------------------------------------
@@ -199,13 +199,16 @@ class FastSimParams:
             (LTE uplink grants bunch ACKs; this breaks HyStart's ACK-train detection as in ns-3).
         hystart_delay: CUBIC's HyStart exits slow start on an RTT increase (ns-3's
             ``HyStartDetect`` includes DELAY).
-        recovery: Fast recovery of the loss-based senders (not BBR's window). ``classic``: the
-            window drops to ssthresh on entry (RFC 6675 pipe), a new recovery starts only on a
-            hole not yet retransmitted. ``ns3_prr``: ns-3.44's ``TcpPrrRecovery`` with its
+        recovery: Loss recovery of the senders. ``ns3_prr`` (default): ns-3.44's
+            ``TcpSocketBase``/``TcpTxBuffer``/``TcpPrrRecovery`` code paths: PRR with its
             ``uint32_t`` arithmetic (a short burst, then silence until in flight reaches
-            ssthresh) and ``TcpSocketBase``'s re-entry on the third duplicate ACK over an open
-            hole after recovery ends; see docs/calibration/README.md for why it is not the
-            default yet.
+            ssthresh), in flight counting SACKed retransmissions, re-entry into recovery on a
+            duplicate ACK over a lost-marked head after recovery ends, a partial ACK's
+            retransmission outside the window, the RTO restarted only by the first partial
+            ACK, no window growth on ACKs with new SACK information, and BBR's packet
+            conservation to the next round start. ``classic``: the window drops to ssthresh on
+            entry (RFC 6675 pipe), a new recovery starts only on a hole not yet retransmitted
+            (the model before; see docs/calibration/README.md for both tables).
         harq_bler: Probability that a new transport block fails and a HARQ retransmission takes
             the UE's next allocation (0: no fading, as in ns-3's static Okumura-Hata cell).
         scheduler: ``pf`` (proportional fair, ns-3's ``PfFfMacScheduler``) or ``rr``.
@@ -233,7 +236,7 @@ class FastSimParams:
     ul_period_ms: int = 4
     rcv_buf_bytes: int = 4 * 1024 * 1024
     hystart_delay: bool = True
-    recovery: str = "classic"
+    recovery: str = "ns3_prr"
     harq_bler: float = 0.0
     scheduler: str = "pf"
     delack_count: int = 2
