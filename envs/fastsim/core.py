@@ -167,6 +167,7 @@ from envs.fastsim.state import (
     X_B_FIRSTSENT,
     X_B_FULLBW,
     X_B_FULLCNT,
+    X_B_LOSTOUT,
     X_B_MARKED,
     X_B_MINRTT,
     X_B_MINSTAMP,
@@ -672,6 +673,8 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg, mar
     if mode == BBR_PROBE_RTT:
         fx[b, f, X_CWND] = 4 * seg
         return
+    if ns3 and acked_bytes <= 0:
+        return  # ns-3 ``TcpBbr::SetCwnd``: an ACK that delivered nothing leaves the window
     target = cwnd_gain * bdp + 3 * seg
     cwnd = fx[b, f, X_CWND]
     # In recovery the window first loses the segments this ACK marked lost (Linux
@@ -679,7 +682,12 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg, mar
     # is in flight plus what was delivered until the cumulative ACK passes the recovery point
     # (packet conservation; ns-3 ends it after one round, see docs/calibration/README.md).
     in_recovery = fi[b, f, I_CSTATE] == ST_RECOVERY
-    if in_recovery:
+    if in_recovery and ns3:
+        # ns-3's ``rs.m_bytesLoss`` is |lost now - lost before| (``ReceivedAck``): lost marks that
+        # an ACK clears (SACKed or cumulatively acknowledged) cut the window as new ones do.
+        if marked > 0:
+            cwnd = max(cwnd - marked * seg, seg)
+    elif in_recovery:
         losses = marked - fx[b, f, X_B_MARKED]
         if losses > 0:
             cwnd = max(cwnd - losses * seg, seg)
@@ -989,8 +997,19 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
     if cca == CCA_BBR:
         ns3 = p[P_RECOVERY] > 0
         pipe_bytes = _pipe(fi, lost, b, f, dupthresh, ns3) * seg
-        n_out = fi[b, f, I_SND_NXT] - fi[b, f, I_UNA] - fi[b, f, I_SACKED]
-        marked = n_out - _pipe(fi, lost, b, f, dupthresh, False)
+        if ns3:
+            lost_now = 0
+            for i in range(fi[b, f, I_LOST_LEN]):
+                j = (fi[b, f, I_LOST_HEAD] + i) & (k - 1)
+                sq = lost[b, f, j, 0]
+                if sq >= fi[b, f, I_UNA] and lost[b, f, j, 1] != LOST_DONE:
+                    if fi[b, f, I_CSTATE] == ST_LOSS or sq + dupthresh < v_high:
+                        lost_now += 1
+            marked = abs(lost_now - int(fx[b, f, X_B_LOSTOUT]))
+            fx[b, f, X_B_LOSTOUT] = lost_now
+        else:
+            n_out = fi[b, f, I_SND_NXT] - fi[b, f, I_UNA] - fi[b, f, I_SACKED]
+            marked = n_out - _pipe(fi, lost, b, f, dupthresh, False)
         _bbr_on_ack(
             fx, fi, bw, rng, b, f, delivered_segs * seg, rtt_last, pipe_bytes, t, seg, marked, ns3
         )

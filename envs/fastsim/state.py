@@ -137,7 +137,8 @@ X_B_MARKED = 70  # segments marked lost and not yet retransmitted, after the lat
 X_PRR_DELIV = 71  # prr_delivered
 X_PRR_OUT = 72  # prr_out
 X_PRR_RFS = 73  # RecoverFS: bytes in flight when recovery began
-X_LEN = 74
+X_B_LOSTOUT = 74  # segments ns-3's TcpTxBuffer marks lost (GetLost), at the latest ACK
+X_LEN = 75
 BBR_FILTER = 10  # rounds in BBR's max-bandwidth filter
 BBR_SEND_RING = 1024  # ms of send-time records (``bw`` after the filter: 4 values per ms)
 
