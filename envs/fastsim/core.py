@@ -154,8 +154,10 @@ from envs.fastsim.state import (
     V_DUPACKS,
     V_HIGH,
     V_LAST,
+    V_LAST_RAW,
     V_OWD,
     V_UNIQ,
+    V_UNIQ_RAW,
     X_B_ACKEL,
     X_B_BTLBW,
     X_B_CONSERVE,
@@ -174,11 +176,13 @@ from envs.fastsim.state import (
     X_B_MODE,
     X_B_PRIOR,
     X_B_PRIOR_CWND,
+    X_B_PRIOR_INFL,
     X_B_PRTT_DONE,
     X_B_PVALID,
     X_B_ROUNDEND,
     X_B_ROUNDS,
     X_B_ROUNDSTART,
+    X_B_SEEN_RAW,
     X_B_SENDEL,
     X_BUDGET,
     X_C_ACKCNT,
@@ -245,7 +249,7 @@ ST_RECOVERY = 1
 ST_LOSS = 2
 SSTHRESH_INF = 4.0e9
 NO_RTT = 1.0e12
-BBR_HIGH_GAIN = 2.885
+BBR_HIGH_GAIN = 2.89  # ns-3 TcpBbr ``HighGain`` (Linux: 2.885)
 BBR_PACING_MARGIN = 0.01
 BBR_CYCLE = (1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
 BBR_STARTUP = 0
@@ -568,44 +572,55 @@ def _agent_apply(fx, fi, b, f, seg):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg, marked, ns3):
-    """A BBR (v1) model: windowed max bandwidth per round, min RTT, gain cycling, ProbeRTT."""
-    # Min RTT filter (10 s).
-    if rtt > 0 and (rtt <= fx[b, f, X_B_MINRTT] or t - fx[b, f, X_B_MINSTAMP] > 10000.0):
-        if rtt < fx[b, f, X_B_MINRTT] or fx[b, f, X_B_MODE] != BBR_PROBE_RTT:
-            fx[b, f, X_B_MINRTT] = rtt
-            fx[b, f, X_B_MINSTAMP] = t
-    # Delivery-rate sample, as ns-3's ``TcpRateLinux`` takes it (Linux ``tcp_rate_gen``): the
-    # bytes delivered since the sample's segment was sent, over the longer of its send and ACK
-    # phases; shorter than the min RTT: no sample. Unlike Linux, ns-3 keeps the sample's start
-    # across ACKs and moves it only to a segment sent with more data delivered, so segments sent
-    # between two ACK bunches (the same delivered count) add their deliveries over the first
-    # one's interval: with LTE's bunched ACKs samples run above the link rate, the 10-round max
-    # filter keeps them, and BBR paces a little above the link and keeps a standing queue.
+def _bbr_sample(b, f, t, p, fc, fx, bw, rcv):
+    """BBR's delivery-rate sample, bandwidth filter, rounds and full-pipe check for one TTI.
+
+    The sampler follows the ACK stream as ns-3's UE sends it, an uplink grant in almost every
+    TTI (ns-3 1 ms records: 2-4 segments acknowledged in nearly every ms at 35 Mbit/s), not the
+    bunches of the ``ul_period_ms`` grid that drive the window and loss detection: it reads the
+    receiver's state of every TTI (``V_UNIQ_RAW``, ``V_LAST_RAW``) one uplink delay later.
+    With 4 ms bunches each sample's delivered count moved in 12-segment steps (at 35 Mbit/s),
+    and a sample whose start did not move added a whole bunch over the previous interval
+    (+8 %, about once a round); the 10-round max filter kept those and BBR paced 5-6 % above
+    the link with the window cap binding (ns-3's estimate is the link's goodput).
+
+    As ns-3's ``TcpRateLinux`` (Linux ``tcp_rate_gen``): the bytes delivered since the sample's
+    segment was sent, over the longer of its send and ACK phases; shorter than the min RTT: no
+    sample. Unlike Linux, ns-3 keeps the sample's start across ACKs and moves it only to a
+    segment sent with more data delivered.
+    """
+    seg = p[P_SEG_BYTES]
+    d_up = int(fc[f, FC_D_UP_TOTAL_MS])
+    tv = t - d_up
+    if tv < 0:
+        return
+    slot = tv & (rcv.shape[2] - 1)
+    new = rcv[b, f, slot, V_UNIQ_RAW] - fx[b, f, X_B_SEEN_RAW]
+    if new <= 0:
+        return
+    fx[b, f, X_B_SEEN_RAW] = rcv[b, f, slot, V_UNIQ_RAW]
+    fx[b, f, X_B_DELIV] += new * seg
+    fx[b, f, X_B_DTIME] = t
     sample = -1.0
     round_end = False
-    if acked_bytes > 0:
-        fx[b, f, X_B_DELIV] += acked_bytes
-        fx[b, f, X_B_DTIME] = t
-        if rtt > 0:
-            s = t - int(rtt)
-            o = BBR_FILTER + 4 * (s & (BBR_SEND_RING - 1))
-            if s >= 0 and bw[b, f, o] == s + 1:
-                if fx[b, f, X_B_PRIOR] == 0 or bw[b, f, o + 1] > fx[b, f, X_B_PRIOR]:
-                    fx[b, f, X_B_PRIOR] = bw[b, f, o + 1]
-                    fx[b, f, X_B_ACKEL] = t - bw[b, f, o + 2]
-                    fx[b, f, X_B_SENDEL] = s - bw[b, f, o + 3]
-                    fx[b, f, X_B_PVALID] = 1.0
-                    fx[b, f, X_B_FIRSTSENT] = s
-        if fx[b, f, X_B_PVALID] > 0:
-            interval = max(fx[b, f, X_B_ACKEL], fx[b, f, X_B_SENDEL])
-            if interval > 0 and interval >= fx[b, f, X_B_MINRTT]:
-                sample = (fx[b, f, X_B_DELIV] - fx[b, f, X_B_PRIOR]) / interval
-                # Packet-timed rounds (``bbr_update_round``): a round ends when a segment sent
-                # after the round started is delivered, so rounds go on during loss recovery.
-                round_end = fx[b, f, X_B_PRIOR] >= fx[b, f, X_B_ROUNDEND]
-            else:
-                fx[b, f, X_B_PVALID] = 0.0
+    s = t - int(rcv[b, f, slot, V_LAST_RAW] + d_up)
+    o = BBR_FILTER + 4 * (s & (BBR_SEND_RING - 1))
+    if s >= 0 and bw[b, f, o] == s + 1:
+        if fx[b, f, X_B_PRIOR] == 0 or bw[b, f, o + 1] > fx[b, f, X_B_PRIOR]:
+            fx[b, f, X_B_PRIOR] = bw[b, f, o + 1]
+            fx[b, f, X_B_ACKEL] = t - bw[b, f, o + 2]
+            fx[b, f, X_B_SENDEL] = s - bw[b, f, o + 3]
+            fx[b, f, X_B_PVALID] = 1.0
+            fx[b, f, X_B_FIRSTSENT] = s
+    if fx[b, f, X_B_PVALID] > 0:
+        interval = max(fx[b, f, X_B_ACKEL], fx[b, f, X_B_SENDEL])
+        if interval > 0 and interval >= fx[b, f, X_B_MINRTT]:
+            sample = (fx[b, f, X_B_DELIV] - fx[b, f, X_B_PRIOR]) / interval
+            # Packet-timed rounds (``bbr_update_round``): a round ends when a segment sent
+            # after the round started is delivered, so rounds go on during loss recovery.
+            round_end = fx[b, f, X_B_PRIOR] >= fx[b, f, X_B_ROUNDEND]
+        else:
+            fx[b, f, X_B_PVALID] = 0.0
     r = int(fx[b, f, X_B_ROUNDS]) % BBR_FILTER
     if round_end:
         fx[b, f, X_B_ROUNDS] += 1.0
@@ -613,7 +628,7 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg, mar
         bw[b, f, r] = 0.0
         fx[b, f, X_B_ROUNDSTART] = t
         fx[b, f, X_B_ROUNDEND] = fx[b, f, X_B_DELIV]
-        if ns3:
+        if p[P_RECOVERY] > 0:
             # ns-3 ``TcpBbr::UpdateRound``: packet conservation ends at the next round start.
             fx[b, f, X_B_CONSERVE] = 0.0
     if sample > bw[b, f, r]:
@@ -630,18 +645,50 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg, mar
             fx[b, f, X_B_FULLCNT] += 1.0
             if fx[b, f, X_B_FULLCNT] >= 3:
                 fx[b, f, X_B_FILLED] = 1.0
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg, marked, ns3):
+    """A BBR (v1) model: windowed max bandwidth per round, min RTT, gain cycling, ProbeRTT.
+
+    ``marked``: with ``ns3``, ns-3's ``rs.m_bytesLoss`` of the ACK in segments (|lost now -
+    lost before|); otherwise the segments marked lost and not retransmitted now.
+    """
+    # Min RTT filter (10 s).
+    if rtt > 0 and (rtt <= fx[b, f, X_B_MINRTT] or t - fx[b, f, X_B_MINSTAMP] > 10000.0):
+        if rtt < fx[b, f, X_B_MINRTT] or fx[b, f, X_B_MODE] != BBR_PROBE_RTT:
+            fx[b, f, X_B_MINRTT] = rtt
+            fx[b, f, X_B_MINSTAMP] = t
+    losses = marked if ns3 else marked - fx[b, f, X_B_MARKED]
     btlbw = fx[b, f, X_B_BTLBW]
     min_rtt = fx[b, f, X_B_MINRTT] if fx[b, f, X_B_MINRTT] < NO_RTT else 40.0
     bdp = btlbw * min_rtt
     mode = fx[b, f, X_B_MODE]
     if mode == BBR_STARTUP and fx[b, f, X_B_FILLED] > 0:
         mode = BBR_DRAIN
-    if mode == BBR_DRAIN and pipe_bytes <= bdp:
+        # ns-3 ``TcpBbr::CheckDrain``: ssthresh = InFlight(1), the window a recovery ends with.
+        fx[b, f, X_SSTHRESH] = bdp + 3 * seg
+    # ns-3 ``CheckCyclePhase`` (Linux ``bbr_is_next_cycle_phase``), before ``CheckDrain``: the
+    # probing phase lasts at least a min RTT and until in flight reaches its target (or a loss),
+    # the draining phase ends after a min RTT or once in flight is down to the BDP.
+    if mode == BBR_PROBE_BW:
+        gain = BBR_CYCLE[int(fx[b, f, X_B_CYCLE])]
+        full = t - fx[b, f, X_B_CYCLESTAMP] > min_rtt
+        prior_infl = fx[b, f, X_B_PRIOR_INFL]
+        if gain == 1.0:
+            nxt = full
+        elif gain > 1.0:
+            nxt = full and (losses > 0 or prior_infl >= gain * bdp + 5 * seg)
+        else:
+            nxt = full or prior_infl <= bdp + 3 * seg
+        if nxt:
+            fx[b, f, X_B_CYCLE] = float((int(fx[b, f, X_B_CYCLE]) + 1) % 8)
+            fx[b, f, X_B_CYCLESTAMP] = t
+    if mode == BBR_DRAIN and pipe_bytes <= bdp + 3 * seg:
         mode = BBR_PROBE_BW
-        fx[b, f, X_B_CYCLE] = float(2 + int(_rand(rng, b) * 6))
-        fx[b, f, X_B_CYCLESTAMP] = t
-    if mode == BBR_PROBE_BW and t - fx[b, f, X_B_CYCLESTAMP] > min_rtt:
-        fx[b, f, X_B_CYCLE] = float((int(fx[b, f, X_B_CYCLE]) + 1) % 8)
+        # ``EnterProbeBW``: index 7 - int(U[0, 6)), then one advance: 3-7 or 0, never the
+        # draining phase first.
+        fx[b, f, X_B_CYCLE] = float((8 - int(_rand(rng, b) * 6)) % 8)
         fx[b, f, X_B_CYCLESTAMP] = t
     stale = t - fx[b, f, X_B_MINSTAMP] > 10000.0 and fx[b, f, X_B_MINSTAMP] > 0
     if mode != BBR_PROBE_RTT and stale:
@@ -675,7 +722,11 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg, mar
         return
     if ns3 and acked_bytes <= 0:
         return  # ns-3 ``TcpBbr::SetCwnd``: an ACK that delivered nothing leaves the window
+    # ``InFlight(cwnd_gain)``: 3 send quanta (one segment each), 2 segments more in the probing
+    # phase of the cycle.
     target = cwnd_gain * bdp + 3 * seg
+    if mode == BBR_PROBE_BW and int(fx[b, f, X_B_CYCLE]) == 0:
+        target += 2 * seg
     cwnd = fx[b, f, X_CWND]
     # In recovery the window first loses the segments this ACK marked lost (Linux
     # ``bbr_set_cwnd_to_recover_or_restore``, ns-3 ``ModulateCwndForRecovery``), then holds what
@@ -688,7 +739,6 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg, mar
         if marked > 0:
             cwnd = max(cwnd - marked * seg, seg)
     elif in_recovery:
-        losses = marked - fx[b, f, X_B_MARKED]
         if losses > 0:
             cwnd = max(cwnd - losses * seg, seg)
             fx[b, f, X_B_MARKED] = marked
@@ -717,10 +767,12 @@ def _bbr_record_send_state(b, f, t, fi, fx, bw):
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _bbr_count_marked(b, f, p, fi, fx, lost):
-    """Segments marked lost and not retransmitted after the sends (BBR's per-ACK loss count)."""
+    """After the sends: the segments marked lost and not retransmitted, and in flight."""
     dupthresh = int(p[P_DUPTHRESH])
     n = fi[b, f, I_SND_NXT] - fi[b, f, I_UNA] - fi[b, f, I_SACKED]
     fx[b, f, X_B_MARKED] = n - _pipe(fi, lost, b, f, dupthresh, False)
+    # The next ACK's ``priorInFlight`` (ns-3 ``ReceivedAck``), for BBR's cycle-phase rules.
+    fx[b, f, X_B_PRIOR_INFL] = _pipe(fi, lost, b, f, dupthresh, p[P_RECOVERY] > 0) * p[P_SEG_BYTES]
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -968,6 +1020,12 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
     if state != ST_OPEN and v_cum >= fi[b, f, I_RECOVER]:
         if state == ST_RECOVERY and cca != CCA_BBR:
             fx[b, f, X_CWND] = fx[b, f, X_SSTHRESH]
+        elif state == ST_RECOVERY and prr_mode:
+            # ns-3 (``ProcessAck``, ``exitedFastRecovery``): BBR restores the prior window
+            # (``CA_EVENT_COMPLETE_CWR``), then the socket sets it to ssthresh, which TcpBbr left
+            # at InFlight(1) of the end of startup; it grows back by the deliveries.
+            fx[b, f, X_CWND] = fx[b, f, X_SSTHRESH]
+            fx[b, f, X_B_CONSERVE] = 0.0
         elif state == ST_RECOVERY:
             fx[b, f, X_CWND] = max(fx[b, f, X_CWND], fx[b, f, X_B_PRIOR_CWND])
             fx[b, f, X_B_CONSERVE] = 0.0
@@ -1530,10 +1588,12 @@ def step_cell(
                 fi[b, f, I_RCV_OWD] += owd
                 fi[b, f, I_RCV_LAST_OWD] = owd
                 fi[b, f, I_DELACK_N] = 0
+            rcv[b, f, slot, V_UNIQ_RAW] = fi[b, f, I_RCV_UNIQ]
+            rcv[b, f, slot, V_LAST_RAW] = fi[b, f, I_RCV_LAST_OWD]
             if t % int(p[P_UL_PERIOD_MS]) != 0:
                 # No uplink opportunity in this TTI: the network still sees the last ACKs.
                 prev = (t - 1) & (ring - 1)
-                for c in range(rcv.shape[3]):
+                for c in range(V_UNIQ_RAW):
                     rcv[b, f, slot, c] = rcv[b, f, prev, c]
                 continue
             rcv[b, f, slot, V_CUM] = fi[b, f, I_RCV_CUM]
@@ -1547,6 +1607,8 @@ def step_cell(
         _agent_end_tti(b, t, p, fc, fi, ue, ui, rlc, capr, fbr, tbs)
         # 6. Senders.
         for f in range(nf):
+            if int(fc[f, FC_CCA]) == CCA_BBR:
+                _bbr_sample(b, f, t, p, fc, fx, bw, rcv)
             _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost)
             if int(fc[f, FC_CCA]) == CCA_BBR:
                 _bbr_record_send_state(b, f, t, fi, fx, bw)
