@@ -136,7 +136,8 @@ X_B_MARKED = 70  # segments marked lost and not yet retransmitted, after the lat
 X_PRR_DELIV = 71  # prr_delivered
 X_PRR_OUT = 72  # prr_out
 X_PRR_RFS = 73  # RecoverFS: bytes in flight when recovery began
-X_LEN = 74
+X_B_SEEN_RAW = 74  # BBR: segments of the per-TTI ACK stream (``V_UNIQ_RAW``) already sampled
+X_LEN = 75
 BBR_FILTER = 10  # rounds in BBR's max-bandwidth filter
 BBR_SEND_RING = 1024  # ms of send-time records (``bw`` after the filter: 4 values per ms)
 
@@ -174,7 +175,11 @@ V_ACKS = 3
 V_OWD = 4
 V_LAST = 5
 V_DUPACKS = 6
-V_LEN = 7
+# Written every TTI, not only at uplink opportunities: the ACK stream as ns-3's UE sends it (an
+# uplink grant in almost every TTI), which BBR's delivery-rate sampler follows.
+V_UNIQ_RAW = 7
+V_LAST_RAW = 8
+V_LEN = 9
 # lost-segment ring entries (int64 [B, F, K, 2]): seq, state
 LOST_NEED = 0  # lost, not retransmitted
 LOST_RETX = 1  # retransmitted, on its way
