@@ -174,6 +174,7 @@ from envs.fastsim.state import (
     X_B_MODE,
     X_B_PRIOR,
     X_B_PRIOR_CWND,
+    X_B_PRIOR_INFL,
     X_B_PRTT_DONE,
     X_B_PVALID,
     X_B_ROUNDEND,
@@ -246,7 +247,7 @@ ST_RECOVERY = 1
 ST_LOSS = 2
 SSTHRESH_INF = 4.0e9
 NO_RTT = 1.0e12
-BBR_HIGH_GAIN = 2.885
+BBR_HIGH_GAIN = 2.89  # ns-3 TcpBbr ``HighGain`` (Linux: 2.885)
 BBR_PACING_MARGIN = 0.01
 BBR_CYCLE = (1.25, 0.75, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0)
 BBR_STARTUP = 0
@@ -642,7 +643,7 @@ def _bbr_sample(b, f, t, p, fc, fx, bw, rcv):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg):
+def _bbr_on_ack(fx, fi, bw, rng, lost, b, f, acked_bytes, rtt, pipe_bytes, t, seg, dupthresh):
     """A BBR (v1) model: windowed max bandwidth per round, min RTT, gain cycling, ProbeRTT."""
     # Min RTT filter (10 s).
     if rtt > 0 and (rtt <= fx[b, f, X_B_MINRTT] or t - fx[b, f, X_B_MINSTAMP] > 10000.0):
@@ -655,12 +656,35 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg):
     mode = fx[b, f, X_B_MODE]
     if mode == BBR_STARTUP and fx[b, f, X_B_FILLED] > 0:
         mode = BBR_DRAIN
-    if mode == BBR_DRAIN and pipe_bytes <= bdp:
+        # ns-3 ``TcpBbr::CheckDrain``: ssthresh = InFlight(1), the window a recovery ends with.
+        fx[b, f, X_SSTHRESH] = bdp + 3 * seg
+    # ``rs.m_bytesLoss``: ns-3 passes |lost now - lost before the ACK| (``TcpTxBuffer``'s
+    # ``m_lostOut``: segments marked lost, retransmitted or not, until (s)acked), so a segment
+    # counts when marked and again when its retransmission is acknowledged.
+    marked = _bbr_lost_out(fi, lost, b, f, dupthresh)
+    losses = abs(marked - fx[b, f, X_B_MARKED])
+    fx[b, f, X_B_MARKED] = marked
+    # ns-3 ``CheckCyclePhase`` (Linux ``bbr_is_next_cycle_phase``), before ``CheckDrain``: the
+    # probing phase lasts at least a min RTT and until in flight reaches its target (or a loss),
+    # the draining phase ends after a min RTT or once in flight is down to the BDP.
+    if mode == BBR_PROBE_BW:
+        gain = BBR_CYCLE[int(fx[b, f, X_B_CYCLE])]
+        full = t - fx[b, f, X_B_CYCLESTAMP] > min_rtt
+        prior_infl = fx[b, f, X_B_PRIOR_INFL]
+        if gain == 1.0:
+            nxt = full
+        elif gain > 1.0:
+            nxt = full and (losses > 0 or prior_infl >= gain * bdp + 5 * seg)
+        else:
+            nxt = full or prior_infl <= bdp + 3 * seg
+        if nxt:
+            fx[b, f, X_B_CYCLE] = float((int(fx[b, f, X_B_CYCLE]) + 1) % 8)
+            fx[b, f, X_B_CYCLESTAMP] = t
+    if mode == BBR_DRAIN and pipe_bytes <= bdp + 3 * seg:
         mode = BBR_PROBE_BW
-        fx[b, f, X_B_CYCLE] = float(2 + int(_rand(rng, b) * 6))
-        fx[b, f, X_B_CYCLESTAMP] = t
-    if mode == BBR_PROBE_BW and t - fx[b, f, X_B_CYCLESTAMP] > min_rtt:
-        fx[b, f, X_B_CYCLE] = float((int(fx[b, f, X_B_CYCLE]) + 1) % 8)
+        # ``EnterProbeBW``: index 7 - int(U[0, 6)), then one advance: 3-7 or 0, never the
+        # draining phase first.
+        fx[b, f, X_B_CYCLE] = float((8 - int(_rand(rng, b) * 6)) % 8)
         fx[b, f, X_B_CYCLESTAMP] = t
     stale = t - fx[b, f, X_B_MINSTAMP] > 10000.0 and fx[b, f, X_B_MINSTAMP] > 0
     if mode != BBR_PROBE_RTT and stale:
@@ -692,20 +716,21 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg):
     if mode == BBR_PROBE_RTT:
         fx[b, f, X_CWND] = 4 * seg
         return
+    # ``InFlight(cwnd_gain)``: 3 send quanta (one segment each), 2 segments more in the probing
+    # phase of the cycle.
     target = cwnd_gain * bdp + 3 * seg
+    if mode == BBR_PROBE_BW and int(fx[b, f, X_B_CYCLE]) == 0:
+        target += 2 * seg
     cwnd = fx[b, f, X_CWND]
-    # In recovery the window first loses the segments this ACK marked lost (Linux
+    # In recovery the window first loses ``rs.m_bytesLoss`` (Linux
     # ``bbr_set_cwnd_to_recover_or_restore``, ns-3 ``ModulateCwndForRecovery``), then holds what
-    # is in flight plus what was delivered until the cumulative ACK passes the recovery point
-    # (packet conservation; ns-3 ends it after one round, see docs/calibration/README.md).
+    # is in flight plus what was delivered until the next round starts (packet conservation,
+    # ended by ns-3's ``UpdateRound``; see docs/calibration/README.md).
     in_recovery = fi[b, f, I_CSTATE] == ST_RECOVERY
     if in_recovery:
-        marked = fi[b, f, I_SND_NXT] - fi[b, f, I_UNA] - fi[b, f, I_SACKED] - pipe_bytes / seg
-        losses = marked - fx[b, f, X_B_MARKED]
         if losses > 0:
             cwnd = max(cwnd - losses * seg, seg)
-            fx[b, f, X_B_MARKED] = marked
-    if in_recovery and fi[b, f, I_UNA] < fx[b, f, X_B_CONSERVE]:
+    if in_recovery and fx[b, f, X_B_ROUNDS] < fx[b, f, X_B_CONSERVE]:
         cwnd = max(cwnd, pipe_bytes + acked_bytes)
     elif fx[b, f, X_B_FILLED] > 0:
         cwnd = min(cwnd + acked_bytes, target)
@@ -729,11 +754,28 @@ def _bbr_record_send_state(b, f, t, fi, fx, bw):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _bbr_lost_out(fi, lost, b, f, dupthresh):
+    """ns-3's ``m_lostOut`` in segments: marked lost (retransmitted or not), not yet (s)acked."""
+    n = 0
+    high = fi[b, f, I_VIEW_HIGH]
+    loss_state = fi[b, f, I_CSTATE] == ST_LOSS
+    k = lost.shape[2]
+    for i in range(fi[b, f, I_LOST_LEN]):
+        j = (fi[b, f, I_LOST_HEAD] + i) & (k - 1)
+        st = lost[b, f, j, 1]
+        if lost[b, f, j, 0] < fi[b, f, I_UNA] or st == LOST_DONE:
+            continue
+        if st != LOST_NEED or loss_state or lost[b, f, j, 0] + dupthresh < high:
+            n += 1
+    return n
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _bbr_count_marked(b, f, p, fi, fx, lost):
-    """Segments marked lost and not retransmitted after the sends (BBR's per-ACK loss count)."""
+    """After the sends: ns-3's lost count and the next ACK's ``priorInFlight``."""
     dupthresh = int(p[P_DUPTHRESH])
-    n = fi[b, f, I_SND_NXT] - fi[b, f, I_UNA] - fi[b, f, I_SACKED]
-    fx[b, f, X_B_MARKED] = n - _pipe(fi, lost, b, f, dupthresh)
+    fx[b, f, X_B_MARKED] = _bbr_lost_out(fi, lost, b, f, dupthresh)
+    fx[b, f, X_B_PRIOR_INFL] = _pipe(fi, lost, b, f, dupthresh) * p[P_SEG_BYTES]
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -945,7 +987,7 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
                 # delivered, and grows only with deliveries.
                 fx[b, f, X_B_PRIOR_CWND] = fx[b, f, X_CWND]
                 fx[b, f, X_CWND] = max(pipe_bytes + max(delivered_segs, 0) * seg, 4 * seg)
-                fx[b, f, X_B_CONSERVE] = fi[b, f, I_SND_NXT]
+                fx[b, f, X_B_CONSERVE] = fx[b, f, X_B_ROUNDS] + 1.0
             fi[b, f, I_CSTATE] = ST_RECOVERY
             fi[b, f, I_RECOVER] = fi[b, f, I_SND_NXT]
             _on_loss_state(fx, fi, b, f, cca, t)
@@ -955,7 +997,10 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
         if state == ST_RECOVERY and cca != CCA_BBR:
             fx[b, f, X_CWND] = fx[b, f, X_SSTHRESH]
         elif state == ST_RECOVERY:
-            fx[b, f, X_CWND] = max(fx[b, f, X_CWND], fx[b, f, X_B_PRIOR_CWND])
+            # ns-3 (``ProcessAck``, ``exitedFastRecovery``): BBR restores the prior window
+            # (``CA_EVENT_COMPLETE_CWR``), then the socket sets it to ssthresh, which TcpBbr left
+            # at InFlight(1) of the end of startup; it grows back by the deliveries.
+            fx[b, f, X_CWND] = fx[b, f, X_SSTHRESH]
             fx[b, f, X_B_CONSERVE] = 0.0
         fi[b, f, I_CSTATE] = ST_OPEN
         fi[b, f, I_DUPACK_CNT] = 0
@@ -972,7 +1017,10 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
         _prr_on_ack(fx, fi, lost, b, f, entered, delivered_segs, new_dupacks, una, acked, seg, p)
     if cca == CCA_BBR:
         pipe_bytes = _pipe(fi, lost, b, f, dupthresh) * seg
-        _bbr_on_ack(fx, fi, bw, rng, b, f, delivered_segs * seg, rtt_last, pipe_bytes, t, seg)
+        _bbr_on_ack(
+            fx, fi, bw, rng, lost, b, f, delivered_segs * seg, rtt_last, pipe_bytes, t, seg,
+            dupthresh,
+        )  # fmt: skip
     elif n_adv > 0:
         base = grown // n_adv
         extra = grown - base * n_adv

@@ -137,7 +137,8 @@ X_PRR_DELIV = 71  # prr_delivered
 X_PRR_OUT = 72  # prr_out
 X_PRR_RFS = 73  # RecoverFS: bytes in flight when recovery began
 X_B_SEEN_RAW = 74  # BBR: segments of the per-TTI ACK stream (``V_UNIQ_RAW``) already sampled
-X_LEN = 75
+X_B_PRIOR_INFL = 75  # BBR: bytes in flight after the latest sends (the next ACK's priorInFlight)
+X_LEN = 76
 BBR_FILTER = 10  # rounds in BBR's max-bandwidth filter
 BBR_SEND_RING = 1024  # ms of send-time records (``bw`` after the filter: 4 values per ms)
 
