@@ -77,15 +77,18 @@ def summarize(results: Any) -> dict[str, Any]:
         raise RuntimeError(
             f"evaluation of {r['controller']} on seed {r['seed']} failed: {r['error']}"
         )
-    rewards = results["mean_reward"].astype(float).to_numpy()
+
+    def stat(col: str, fn: Any = np.nanmean) -> float:
+        values = results[col].astype(float).to_numpy()
+        return float(fn(values)) if np.isfinite(values).any() else float("nan")
+
     row: dict[str, Any] = {
         "n_seeds": len(results),
-        "reward_mean": float(np.nanmean(rewards)) if np.isfinite(rewards).any() else float("nan"),
-        "reward_std": float(np.nanstd(rewards)) if np.isfinite(rewards).any() else float("nan"),
+        "reward_mean": stat("mean_reward"),
+        "reward_std": stat("mean_reward", np.nanstd),
     }
     for col in _MEANS:
-        values = results[col].astype(float).to_numpy()
-        row[col] = float(np.nanmean(values)) if np.isfinite(values).any() else float("nan")
+        row[col] = stat(col)
     return row
 
 

@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -63,7 +64,7 @@ def jain_index(x: np.ndarray) -> float:
     return float(x.sum() ** 2 / (x.size * np.square(x).sum()))
 
 
-def queueing_delay_ms(flow_row: np.ndarray, hol_ms: float) -> float:
+def queueing_delay_ms(flow_row: np.ndarray | Sequence[float], hol_ms: float) -> float:
     """XRC's queueing-delay estimate for one flow: max(HoL, mean RTT - min RTT), in ms."""
     e2e = 0.0
     if flow_row[FLOW["rtt_samples"]] > 0 and flow_row[FLOW["rtt_min_ms"]] > 0:
@@ -106,7 +107,7 @@ def reward_terms(
     ue_row = ues[ue].tolist()
     capacity = ue_row[UE["capacity_mbps"]]
     utilization = min(1.0, max(0.0, delivered_mbps / capacity)) if capacity > 0 else 0.0
-    delay = _queueing_delay(rows[flow], ue_row[UE["hol_ms"]])
+    delay = queueing_delay_ms(rows[flow], ue_row[UE["hol_ms"]])
     penalty = min(
         spec.max_delay_penalty, max(0.0, delay - spec.delay_budget_ms) / spec.delay_budget_ms
     )
@@ -131,14 +132,6 @@ def _jain(x: list[float]) -> float:
         total += v
         squares += v * v
     return total**2 / (len(x) * squares)
-
-
-def _queueing_delay(row: list[float], hol_ms: float) -> float:
-    """``queueing_delay_ms`` of a flow row given as a list."""
-    e2e = 0.0
-    if row[FLOW["rtt_samples"]] > 0 and row[FLOW["rtt_min_ms"]] > 0:
-        e2e = max(0.0, row[FLOW["rtt_mean_ms"]] - row[FLOW["rtt_min_ms"]])
-    return max(float(hol_ms), e2e)
 
 
 def reward_terms_batch(

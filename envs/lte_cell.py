@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 import numpy as np
@@ -14,6 +14,9 @@ from cellgym.reward import TERMS, RewardSpec, reward_terms
 from cellgym.scenario import ScenarioSpec
 from cellgym.seeding import draw_rng_run
 from envs.session import RawStep, Session, open_session
+
+if TYPE_CHECKING:
+    from envs.fastsim.single import EnvStepper
 
 #: Columns of the agent's observation, with their unit in the name.
 OBS_FIELDS: tuple[str, ...] = (
@@ -51,7 +54,7 @@ _OBS_COLS = np.array(
         )
     ]
 )
-_OBS_ACKED = 7
+_OBS_ACKED = OBS["delivery_rate_mbps"]  # the column computed from acked bytes
 
 MIN_CWND_BYTES = 2 * SEGMENT_BYTES
 MAX_CWND_BYTES = 1e9
@@ -180,7 +183,7 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         # The fast backend runs a whole step (action, kernel, observation, reward) in one compiled
         # call with the same arithmetic (envs.fastsim.single); False forces the Python path.
         self.fused_step = backend == "fast"
-        self._fused: Any = None
+        self._fused: EnvStepper | None = None
 
     # -- Gymnasium API -------------------------------------------------------------------------
     def reset(
@@ -195,7 +198,7 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         )
         self._last = self._session.start()
         self._rate_mbps = 0.0
-        self._fused = self._fused_config() if self.fused_step else None
+        self._fused = self._make_stepper() if self.fused_step else None
         info = self._info(self._last)
         return self._observe(self._last), info
 
@@ -238,7 +241,7 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
             self._session.close()
             self._session = None
 
-    def _fused_config(self) -> Any:
+    def _make_stepper(self) -> EnvStepper:
         """The fast backend's one-call step on the session's cell (``FastSession.step_env``)."""
         from envs.fastsim.single import EnvStepper
 

@@ -165,7 +165,7 @@ class Job:
     spec: ScenarioSpec
     replay: bool = True
     ns3_cache: Path | None = None
-    fast_recovery: str = "ns3_prr"
+    fast_recovery: str | None = None
 
 
 @functools.cache
@@ -255,11 +255,12 @@ def run_ns3(
 
 
 def run_fast(
-    spec: ScenarioSpec, seed: int, distances_m: np.ndarray | None, recovery: str = "ns3_prr"
+    spec: ScenarioSpec, seed: int, distances_m: np.ndarray | None, recovery: str | None = None
 ) -> EpisodeRecords:
     """Run ``spec`` natively on the fast backend, replaying ``[T, U]`` UE distances if given.
 
-    ``recovery`` is ``FastSimParams.recovery`` (the fast senders' loss recovery model).
+    ``recovery`` is ``FastSimParams.recovery`` (the fast senders' loss recovery model; ``None``:
+    the model's default).
 
     With a trace the cell is static apart from the replayed moves: after step ``i`` the UEs sit
     where ns-3's record of step ``i`` has them (ns-3 moves them on step boundaries, every
@@ -271,7 +272,9 @@ def run_fast(
 
     run_spec = spec if distances_m is None else dataclasses.replace(spec, mobility="static")
     rec = EpisodeRecords(spec=spec, controller=spec.flows[0].cca, seed=seed)
-    params = dataclasses.replace(FastSimParams.from_spec(run_spec), recovery=recovery)
+    params = FastSimParams.from_spec(run_spec)
+    if recovery is not None:
+        params = dataclasses.replace(params, recovery=recovery)
     session = FastSession(run_spec, rng_run_for_seed(seed), params)
     raw = session.start()
     rec.append(raw.t, raw.flows, raw.ues)
@@ -427,6 +430,8 @@ def write(rows: Sequence[dict[str, Any]], runs: list[dict[str, Any]], meta: dict
 
 def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """Command line entry point; returns the table's rows."""
+    from envs.fastsim.params import RECOVERY_MODELS, FastSimParams
+
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="8 s per run, one seed")
     ap.add_argument("--seeds", type=int, default=3, help="seeds per scenario and backend")
@@ -444,7 +449,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     )  # fmt: skip
     ap.add_argument("--no-ns3-cache", action="store_true", help="always run ns-3, store nothing")
     ap.add_argument(
-        "--fast-recovery", choices=("classic", "ns3_prr"), default="ns3_prr",
+        "--fast-recovery", choices=RECOVERY_MODELS, default=FastSimParams.recovery,
         help="FastSimParams.recovery of the fast runs (see docs/calibration/README.md)",
     )  # fmt: skip
     args = ap.parse_args(argv)

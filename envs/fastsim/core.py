@@ -767,12 +767,17 @@ def _bbr_record_send_state(b, f, t, fi, fx, bw):
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _bbr_count_marked(b, f, p, fi, fx, lost):
-    """After the sends: the segments marked lost and not retransmitted, and in flight."""
-    dupthresh = int(p[P_DUPTHRESH])
-    n = fi[b, f, I_SND_NXT] - fi[b, f, I_UNA] - fi[b, f, I_SACKED]
-    fx[b, f, X_B_MARKED] = n - _pipe(fi, lost, b, f, dupthresh, False)
+    """After the sends: in flight, and (``classic``) the segments marked lost, not retransmitted.
+
+    With ``ns3_prr`` BBR's loss count is ns-3's lost-count change per ACK (``X_B_LOSTOUT``, in
+    ``_sender_acks``), so only the next ACK's ``priorInFlight`` is needed here.
+    """
+    ns3 = p[P_RECOVERY] > 0
+    pipe = _pipe(fi, lost, b, f, int(p[P_DUPTHRESH]), ns3)
     # The next ACK's ``priorInFlight`` (ns-3 ``ReceivedAck``), for BBR's cycle-phase rules.
-    fx[b, f, X_B_PRIOR_INFL] = _pipe(fi, lost, b, f, dupthresh, p[P_RECOVERY] > 0) * p[P_SEG_BYTES]
+    fx[b, f, X_B_PRIOR_INFL] = pipe * p[P_SEG_BYTES]
+    if not ns3:
+        fx[b, f, X_B_MARKED] = fi[b, f, I_SND_NXT] - fi[b, f, I_UNA] - fi[b, f, I_SACKED] - pipe
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)

@@ -25,6 +25,8 @@ CCA_CODES: dict[str, int] = {"newreno": 0, "cubic": 1, "bbr": 2, "xrc": 3, "agen
 CCA_ALIASES: dict[str, str] = {"linuxreno": "newreno", "veno": "newreno"}
 TRAFFIC_CODES: dict[str, int] = {"bulk": 0, "video": 1, "short": 2}
 SCHEDULERS: tuple[str, ...] = ("pf", "rr")
+#: Loss-recovery models of the senders (``FastSimParams.recovery``).
+RECOVERY_MODELS: tuple[str, ...] = ("ns3_prr", "classic")
 
 #: IP packet of one full segment: 1448 B payload + 32 B TCP (with timestamps) + 20 B IPv4.
 IP_PACKET_BYTES = 1500
@@ -260,10 +262,8 @@ class FastSimParams:
         """Validate the model knobs and the scenario's fast-simulator support."""
         if self.scheduler not in SCHEDULERS:
             raise SpecError(f"fastsim.scheduler={self.scheduler!r}: choose one of {SCHEDULERS}")
-        if self.recovery not in ("classic", "ns3_prr"):
-            raise SpecError(
-                f"fastsim.recovery={self.recovery!r}: choose one of ('classic', 'ns3_prr')"
-            )
+        if self.recovery not in RECOVERY_MODELS:
+            raise SpecError(f"fastsim.recovery={self.recovery!r}: choose one of {RECOVERY_MODELS}")
         if not 0.0 <= self.harq_bler < 1.0:
             raise SpecError(f"fastsim.harq_bler={self.harq_bler!r}: allowed [0, 1)")
         if self.air_dl_ms < 0 or self.air_ul_ms < 0:

@@ -74,12 +74,9 @@ class FastSession:
             raise RuntimeError("call start() before step_env()")
         if self._done:
             raise RuntimeError("the episode has ended: start a new session")
-        cell = self._cell
         stepper.a[0] = a
-        t_ms = stepper.step()
-        cell.t_ms[0] = t_ms
-        self._done = t_ms >= cell.sim_ms
-        return RawStep(t_ms / 1000.0, cell.flows[0].copy(), cell.ues[0].copy(), self._done)
+        stepper.step()
+        return self._raw()
 
     def set_distances(self, distances_m: np.ndarray) -> None:
         """Move the cell's UEs now (``[U]`` metres): replays a distance trace, e.g. ns-3's."""

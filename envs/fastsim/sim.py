@@ -8,7 +8,7 @@ import numpy as np
 from cellgym.fields import UE
 from envs.fastsim import core
 from envs.fastsim.params import FastSimParams
-from envs.fastsim.state import U_DIST, U_MCS, CellState
+from envs.fastsim.state import CS_T_MS, U_DIST, U_MCS, CellState
 
 #: From this many cells on, the batch is spread over threads (numba ``prange``), provided numba
 #: has at least ``PARALLEL_MIN_THREADS`` threads. On the 2-core development machine, shared with
@@ -53,7 +53,11 @@ class FastCellBatch:
         self._cs = self.state.cs
         self._step_ttis = int(params.step_ttis)
         self._sim_ms = int(params.sim_ms)
-        self.t_ms = np.zeros(batch, dtype=np.int64)
+
+    @property
+    def t_ms(self) -> np.ndarray:
+        """``[B]`` each cell's clock in ms (a view of the kernel state)."""
+        return self._cs[:, CS_T_MS]
 
     @property
     def kernel_args(self) -> tuple:
@@ -75,12 +79,10 @@ class FastCellBatch:
         seeds = np.asarray(seeds, dtype=np.int64).reshape(self.batch)
         if mask is None:
             mask = np.ones(self.batch, dtype=np.bool_)
-        s = self.state
         core.reset_batch(
             np.asarray(mask, dtype=np.bool_), seeds, self._p, self._fc, self._cqi, self._dist0,
             *self._arrays,
         )  # fmt: skip
-        self.t_ms = s.cs[:, 0].copy()
 
     def step(self, actions: np.ndarray | None = None) -> None:
         """Advance every cell by one step; ``actions`` is ``[B, A, 2]`` (cwnd B, pacing Mbit/s)."""
@@ -94,7 +96,6 @@ class FastCellBatch:
                 self._act[:, self._agents, 0:2] = a
                 self._act[:, self._agents, 2] = 1.0
         self._step(self._step_ttis, *self._args)
-        self.t_ms = self._cs[:, 0].copy()
 
     def set_distances(self, distances_m: np.ndarray) -> None:
         """Move the UEs now: ``[B, U]`` distances in metres (replaying a trace, e.g. ns-3's).

@@ -144,7 +144,7 @@ def env_step(
     Actions are in [-1, 1]; one thread. Writes the agents' observations to ``obs`` (``[B, 11]``
     float32) and the reward terms to ``terms`` (``[B, 5]``, in the order of
     ``cellgym.reward.TERMS``); ``rate`` (``[B]``) holds the rate-mode agents' pacing rates across
-    steps (0 before the first). Returns cell 0's simulated time in ms.
+    steps (0 before the first).
     """
     for b in range(cs.shape[0]):
         _env_cell(
@@ -152,7 +152,6 @@ def env_step(
             p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx, lost,
             obs_f, obs_u, act,
         )  # fmt: skip
-    return cs[0, 0]
 
 
 @njit(cache=True, parallel=True, error_model="numpy", _nrt=False)
@@ -161,14 +160,17 @@ def env_step_parallel(
     p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx, lost,
     obs_f, obs_u, act,
 ):  # fmt: skip
-    """``env_step`` with the cells spread over numba's threads."""
+    """``env_step`` with the cells spread over numba's threads.
+
+    The same loop as ``env_step`` over ``prange``: numba's on-disk cache keys a compilation by
+    the Python function, not by its ``parallel`` flag, so the two cannot share one definition.
+    """
     for b in prange(cs.shape[0]):
         _env_cell(
             b, advance[b], a[b], fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
             p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx, lost,
             obs_f, obs_u, act,
         )  # fmt: skip
-    return cs[0, 0]
 
 
 class EnvStepper:
@@ -233,9 +235,6 @@ class EnvStepper:
             *cells.kernel_args,
         )  # fmt: skip
 
-    def step(self) -> int:
-        """Step the cells selected by ``advance`` with actions ``a``; observe every cell.
-
-        Returns cell 0's simulated time in ms.
-        """
-        return self._fn(*self._args)
+    def step(self) -> None:
+        """Step the cells selected by ``advance`` with actions ``a``; observe every cell."""
+        self._fn(*self._args)

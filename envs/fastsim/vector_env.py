@@ -88,7 +88,6 @@ class FastVecEnv(gym.vector.VectorEnv):
         self.include_raw = include_raw
         self.flow = agents[0]
         self.flow_ue = np.array([f.ue for f in spec.flows])
-        self.step_s = spec.step_ms / 1000.0
         self.single_observation_space = spaces.Box(
             low=np.zeros_like(_OBS_HIGH), high=_OBS_HIGH, dtype=np.float32
         )
@@ -150,7 +149,6 @@ class FastVecEnv(gym.vector.VectorEnv):
         st.a[:] = a
         np.logical_not(resetting, out=st.advance)
         st.step()
-        self.cells.t_ms = self.cells.state.cs[:, 0].copy()
         terms = self._terms()
         reward = np.where(resetting, 0.0, terms["reward"])
         terminated = self.cells.done & ~resetting
