@@ -124,3 +124,18 @@ def test_ns3_prr_recovery_runs_and_differs_from_classic():
     lost = np.cumsum(f[:, :, FLOW["loss_events"]], axis=0) > 0
     assert (above & lost).any()
     assert calibrate.run_metrics(runs["ns3_prr"])["utilization"] > 0.7
+
+
+def test_fast_param_overrides_are_typed_and_bad_ones_named():
+    knobs = calibrate.parse_knobs(["uplink=bsr", "ul_grant_ms=6", "harq_bler=0.1", "air_ul_ms=5"])
+    assert knobs == {"uplink": "bsr", "ul_grant_ms": 6, "harq_bler": 0.1, "air_ul_ms": 5}
+    assert calibrate.parse_knobs(["hystart_delay=false"]) == {"hystart_delay": False}
+    with pytest.raises(ValueError, match="unknown knob"):
+        calibrate.parse_knobs(["nope=1"])
+    with pytest.raises(ValueError, match="expected KNOB=VALUE"):
+        calibrate.parse_knobs(["ul_grant_ms"])
+    with pytest.raises(ValueError, match="ul_grant_ms takes int values"):
+        calibrate.parse_knobs(["ul_grant_ms=soon"])
+    # A value out of the model's range fails before any run, naming the knob.
+    with pytest.raises(SystemExit):
+        calibrate.main(["--quick", "--scenarios", "static_cubic", "--fast-param", "ul_grant_ms=99"])

@@ -373,3 +373,84 @@ def test_a_window_larger_than_the_loss_record_recovers():
     # About 1 MB delivered in the 0.3 s after the loss burst, then the flow still progresses.
     assert delivered_after_loss > 1e6
     assert delivered_late > 0
+
+
+# -- uplink (ACK path) models --------------------------------------------------------------------
+def _ack_stream(uplink: str, **knobs: object) -> dict[str, np.ndarray]:
+    """One CUBIC flow at 100 m for 3 s in 1 ms steps: the sender's view of every ms."""
+    from envs.fastsim.session import FastSession
+
+    spec = ScenarioSpec(name="uplink", sim_time_s=3.0, step_ms=1.0, flows=[FlowSpec()])
+    session = FastSession(spec, 7, FastSimParams.from_spec(spec, uplink=uplink, **knobs))
+    raw = session.start()
+    rows = []
+    while not raw.done:
+        raw = session.step(np.zeros((0, 2)))
+        f = raw.flows[0]
+        rows.append(
+            (raw.t * 1000, f[FLOW["acked_bytes"]], f[FLOW["sent_bytes"]], f[FLOW["rtt_samples"]],
+             f[FLOW["rtt_last_ms"]] - raw.ues[0, UE["hol_ms"]])
+        )  # fmt: skip
+    session.close()
+    a = np.array(rows)
+    return {"t": np.round(a[:, 0]).astype(int), "acked": a[:, 1], "sent": a[:, 2],
+            "samples": a[:, 3], "rtt_minus_hol": a[:, 4]}  # fmt: skip
+
+
+def test_periodic_uplink_releases_acks_on_its_grid():
+    run = _ack_stream("periodic")
+    arrivals = run["t"][run["acked"] > 0]
+    assert arrivals.size > 100
+    # ACKs reach the server only in TTIs of one residue modulo ul_period_ms (4).
+    assert len(set((arrivals % 4).tolist())) == 1
+
+
+def test_bsr_uplink_bunches_after_idle_and_streams_when_busy():
+    """``uplink="bsr"``: a report-to-grant wait after an idle uplink, then an ACK every TTI."""
+    bsr, per = _ack_stream("bsr"), _ack_stream("periodic")
+    # The SYN-ACK waits for a grant too: the first data leaves 15 + 3 + 8 + 4 + 15 = 45 ms after
+    # the start, against the periodic model's fixed 40 ms (one seed, one start offset).
+    first_send = [r["t"][np.argmax(r["sent"] > 0)] for r in (bsr, per)]
+    assert first_send[0] - first_send[1] == 5
+    # The initial window's five delayed ACKs leave together, on the grant of the first one.
+    assert bsr["acked"][np.argmax(bsr["acked"] > 0)] == 10 * SEG
+    # Once the link is busy (after slow start), ACKs reach the server in almost every TTI ...
+    busy = bsr["t"] > 1500
+    assert np.mean(bsr["acked"][busy] > 0) > 0.9
+    # ... and wait for no grant: RTT minus the eNB queue is 15 + 3 + 4 + 15 = 37 ms plus the
+    # delayed ACK's rounding (ns-3's flows: 38-40 ms), where the periodic grid adds 0-3 ms.
+    excess = {}
+    for name, r in (("bsr", bsr), ("periodic", per)):
+        sel = (r["t"] > 1500) & (r["samples"] > 0)
+        excess[name] = np.percentile(r["rtt_minus_hol"][sel], [5, 50, 95])
+    assert 37.0 <= excess["bsr"][1] <= 39.0
+    assert excess["bsr"][2] - excess["bsr"][0] < excess["periodic"][2] - excess["periodic"][0]
+
+
+def test_bsr_uplink_without_grant_wait_sends_each_ack_in_its_tti():
+    run = _ack_stream("bsr", ul_grant_ms=0)
+    # No bunching: the initial window's ACKs leave as the receiver makes them.
+    assert 0 < run["acked"][np.argmax(run["acked"] > 0)] < 10 * SEG
+
+
+@pytest.mark.parametrize(
+    ("knob", "value", "match"),
+    [
+        ("uplink", "radio", "fastsim.uplink="),
+        ("ul_grant_ms", 63, r"fastsim.ul_grant_ms=63: allowed \[0, 62\]"),
+        ("ul_grant_ms", -1, "fastsim.ul_grant_ms=-1"),
+    ],
+)
+def test_uplink_knobs_are_validated(knob, value, match):
+    from cellgym.scenario import SpecError
+
+    spec = ScenarioSpec(name="bad", sim_time_s=3.0, flows=[FlowSpec()])
+    with pytest.raises(SpecError, match=match):
+        FastSimParams.from_spec(spec, **{knob: value})
+
+
+def test_air_ul_ms_defaults_per_uplink_model():
+    spec = ScenarioSpec(name="ul", sim_time_s=3.0, flows=[FlowSpec()])
+    assert FastSimParams.from_spec(spec).air_ul_ms == 7
+    assert FastSimParams.from_spec(spec, uplink="bsr").air_ul_ms == 4
+    assert FastSimParams.from_spec(spec, uplink="bsr", air_ul_ms=5).air_ul_ms == 5

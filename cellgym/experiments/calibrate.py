@@ -38,7 +38,7 @@ import logging
 import multiprocessing as mp
 import os
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -165,7 +165,7 @@ class Job:
     spec: ScenarioSpec
     replay: bool = True
     ns3_cache: Path | None = None
-    fast_recovery: str | None = None
+    fast_knobs: dict[str, Any] = dataclasses.field(default_factory=dict)
 
 
 @functools.cache
@@ -255,12 +255,15 @@ def run_ns3(
 
 
 def run_fast(
-    spec: ScenarioSpec, seed: int, distances_m: np.ndarray | None, recovery: str | None = None
+    spec: ScenarioSpec,
+    seed: int,
+    distances_m: np.ndarray | None,
+    knobs: Mapping[str, Any] | None = None,
 ) -> EpisodeRecords:
     """Run ``spec`` natively on the fast backend, replaying ``[T, U]`` UE distances if given.
 
-    ``recovery`` is ``FastSimParams.recovery`` (the fast senders' loss recovery model; ``None``:
-    the model's default).
+    ``knobs`` override ``FastSimParams`` fields (e.g. ``{"recovery": "classic"}``; none: the
+    model's defaults).
 
     With a trace the cell is static apart from the replayed moves: after step ``i`` the UEs sit
     where ns-3's record of step ``i`` has them (ns-3 moves them on step boundaries, every
@@ -272,9 +275,7 @@ def run_fast(
 
     run_spec = spec if distances_m is None else dataclasses.replace(spec, mobility="static")
     rec = EpisodeRecords(spec=spec, controller=spec.flows[0].cca, seed=seed)
-    params = FastSimParams.from_spec(run_spec)
-    if recovery is not None:
-        params = dataclasses.replace(params, recovery=recovery)
+    params = FastSimParams.from_spec(run_spec, **dict(knobs or {}))
     session = FastSession(run_spec, rng_run_for_seed(seed), params)
     raw = session.start()
     rec.append(raw.t, raw.flows, raw.ues)
@@ -296,7 +297,7 @@ def _run(job: Job) -> tuple[Job, dict[str, dict[str, Any]], dict[str, float]]:
     trace = None
     if job.replay and job.spec.mobility != "static":
         trace = np.stack(ns3.ues)[:, :, UE["distance_m"]]
-    fast = run_fast(job.spec, job.seed, trace, job.fast_recovery)
+    fast = run_fast(job.spec, job.seed, trace, job.fast_knobs)
     t2 = time.perf_counter()
     return (
         job,
@@ -428,6 +429,43 @@ def write(rows: Sequence[dict[str, Any]], runs: list[dict[str, Any]], meta: dict
     )
 
 
+def parse_knobs(items: Sequence[str]) -> dict[str, Any]:
+    """``["ul_period_ms=1", ...]`` -> ``{"ul_period_ms": 1}``, typed as the ``FastSimParams`` field.
+
+    Raises ``ValueError`` naming the item for a malformed one, an unknown knob or a bad value.
+    """
+    from envs.fastsim.params import FastSimParams
+
+    fields = {f.name: f for f in dataclasses.fields(FastSimParams) if f.name != "spec"}
+    out: dict[str, Any] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep:
+            raise ValueError(f"--fast-param {item!r}: expected KNOB=VALUE")
+        if name not in fields:
+            raise ValueError(f"--fast-param {name!r}: unknown knob; one of {', '.join(fields)}")
+        default = getattr(FastSimParams, name, None)
+        text = text.strip()
+        try:
+            if isinstance(default, bool):
+                if text.lower() not in ("true", "false", "1", "0"):
+                    raise ValueError
+                out[name] = text.lower() in ("true", "1")
+            elif isinstance(default, int) or default is None:
+                out[name] = int(text)
+            elif isinstance(default, float):
+                out[name] = float(text)
+            elif isinstance(default, tuple):
+                out[name] = tuple(float(x) for x in text.split(","))
+            else:
+                out[name] = text
+        except ValueError:
+            kind = type(default).__name__ if default is not None else "int"
+            raise ValueError(f"--fast-param {item!r}: {name} takes {kind} values") from None
+    return out
+
+
 def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """Command line entry point; returns the table's rows."""
     from envs.fastsim.params import RECOVERY_MODELS, FastSimParams
@@ -452,6 +490,10 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         "--fast-recovery", choices=RECOVERY_MODELS, default=FastSimParams.recovery,
         help="FastSimParams.recovery of the fast runs (see docs/calibration/README.md)",
     )  # fmt: skip
+    ap.add_argument(
+        "--fast-param", action="append", default=[], metavar="KNOB=VALUE",
+        help="override a FastSimParams knob of the fast runs (repeatable), e.g. ul_period_ms=1",
+    )  # fmt: skip
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     if args.seeds < 1:
@@ -466,6 +508,11 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     except ValueError as exc:
         ap.error(str(exc))
     cache = None if args.no_ns3_cache else args.ns3_cache
+    try:
+        knobs = {"recovery": args.fast_recovery, **parse_knobs(args.fast_param)}
+        FastSimParams.from_spec(specs[names[0]], **knobs)  # fails now, naming the knob
+    except (ValueError, TypeError) as exc:
+        ap.error(str(exc))
     jobs = [
         Job(
             n,
@@ -473,7 +520,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
             specs[n],
             replay=not args.no_replay,
             ns3_cache=cache,
-            fast_recovery=args.fast_recovery,
+            fast_knobs=knobs,
         )  # fmt: skip
         for n in names
         for s in seeds
@@ -489,6 +536,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         "warmup_s": WARMUP_S,
         "replay": not args.no_replay,
         "fast_recovery": args.fast_recovery,
+        "fast_knobs": knobs,
         "ns3_wall_s": sum(w["ns3"] for _, _, w in results),
         "ns3_cached_runs": int(sum(w.get("ns3_cached", 0.0) for _, _, w in results)),
         "runs": len(results),

@@ -75,7 +75,9 @@ from envs.fastsim.params import (
     P_SINR_SLOPE_DB,
     P_START_JITTER_MS,
     P_TB_OVERHEAD_BYTES,
+    P_UL_GRANT_MS,
     P_UL_PERIOD_MS,
+    P_UPLINK,
     P_USABLE_RBS,
     P_VIDEO_TICK_MS,
     P_WINDOW_TTIS,
@@ -102,6 +104,7 @@ from envs.fastsim.state import (
     I_LOST_HEAD,
     I_LOST_LEN,
     I_RCV_ACKS,
+    I_RCV_ACKS_TTI,
     I_RCV_CUM,
     I_RCV_DUPACKS,
     I_RCV_HIGH,
@@ -122,6 +125,9 @@ from envs.fastsim.state import (
     I_SEEN_UNIQ,
     I_SND_NXT,
     I_START_MS,
+    I_UL_LAST_T,
+    I_UL_PEND_N,
+    I_UL_PEND_TSUM,
     I_UNA,
     I_VIEW_HIGH,
     LOST_AGAIN,
@@ -149,12 +155,16 @@ from envs.fastsim.state import (
     U_PF_AVG,
     U_RBS_TTI,
     U_RLC_BYTES,
+    UI_BSR,
+    UI_RLC_HEAD,
+    UI_RLC_LEN,
     V_ACKS,
     V_CUM,
     V_DUPACKS,
     V_HIGH,
     V_LAST,
     V_LAST_RAW,
+    V_LEN,
     V_OWD,
     V_UNIQ,
     V_UNIQ_RAW,
@@ -341,7 +351,9 @@ def reset_cell(
         start = int(max(fc[f, FC_START_MS], p[P_ATTACH_MS])) + jitter
         fi[b, f, I_START_MS] = start
         # The server opens the connection: SYN down, SYN-ACK up, then data.
-        fi[b, f, I_DATA_MS] = start + int(fc[f, FC_D_DOWN_MS] + fc[f, FC_D_UP_TOTAL_MS])
+        # The SYN-ACK waits for an uplink grant (``bsr`` uplink: an idle UE's first report).
+        ul_wait = p[P_UL_GRANT_MS] if p[P_UPLINK] > 0 else 0.0
+        fi[b, f, I_DATA_MS] = start + int(fc[f, FC_D_DOWN_MS] + fc[f, FC_D_UP_TOTAL_MS] + ul_wait)
         fi[b, f, I_RTO_MS] = int(p[P_MIN_RTO_MS])
         fi[b, f, I_RTO_AT_MS] = -1
         fi[b, f, I_LAST_ARR_MS] = -1
@@ -1083,7 +1095,10 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
         for a in range(n_adv):
             segs = base + (1 if a < extra else 0)
             if cca == CCA_CUBIC:
-                _cubic_pkts_acked(fx, b, f, rtt_mean, float(t), seg, p)
+                # ns-3 passes the smoothed RTT (``PktsAcked(..., m_srtt)``); the periodic
+                # uplink's calibration rests on the bunch's mean RTT.
+                rtt_hy = fx[b, f, X_SRTT] if p[P_UPLINK] > 0 else rtt_mean
+                _cubic_pkts_acked(fx, b, f, rtt_hy, float(t), seg, p)
                 if grow:
                     _cubic_increase(fx, fi, b, f, segs, float(t), seg)
             elif cca == CCA_XRC:
@@ -1270,7 +1285,7 @@ def _rlc_push(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost):
     q = rlc.shape[2]
     k = lost.shape[2]
     fi[b, f, I_LAST_ARR_MS] = t
-    if ue[b, u, U_RLC_BYTES] + pdu > p[P_RLC_CAP_BYTES] or ui[b, u, 1] >= q:
+    if ue[b, u, U_RLC_BYTES] + pdu > p[P_RLC_CAP_BYTES] or ui[b, u, UI_RLC_LEN] >= q:
         ue[b, u, U_O_DROPS] += 1.0
         if retx:
             for i in range(fi[b, f, I_LOST_LEN]):
@@ -1284,13 +1299,13 @@ def _rlc_push(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost):
             lost[b, f, j, 1] = LOST_NEED
             fi[b, f, I_LOST_LEN] += 1
         return
-    j = (ui[b, u, 0] + ui[b, u, 1]) % q
+    j = (ui[b, u, UI_RLC_HEAD] + ui[b, u, UI_RLC_LEN]) % q
     rlc[b, u, j, R_ARR] = t
     rlc[b, u, j, R_FLOW] = f
     rlc[b, u, j, R_SEQ] = seq
     rlc[b, u, j, R_SEND] = send
     rlc[b, u, j, R_RETX] = 1 if retx else 0
-    ui[b, u, 1] += 1
+    ui[b, u, UI_RLC_LEN] += 1
     ue[b, u, U_RLC_BYTES] += pdu
 
 
@@ -1393,7 +1408,7 @@ def _serve(b, u, tb_bytes, t, p, fc, fi, fx, ue, ui, rlc, lost):
     budget = tb_bytes - p[P_TB_OVERHEAD_BYTES]
     pdu = p[P_PDU_BYTES]
     first = True
-    while budget > 0 and ui[b, u, 1] > 0:
+    while budget > 0 and ui[b, u, UI_RLC_LEN] > 0:
         if not first:
             budget -= p[P_SDU_OVERHEAD_BYTES]
             if budget <= 0:
@@ -1402,21 +1417,21 @@ def _serve(b, u, tb_bytes, t, p, fc, fi, fx, ue, ui, rlc, lost):
         rem = ue[b, u, U_HEAD_REM]
         if rem <= budget:
             budget -= rem
-            h = ui[b, u, 0]
+            h = ui[b, u, UI_RLC_HEAD]
             f = rlc[b, u, h, R_FLOW]
             _receive(
                 b, f, rlc[b, u, h, R_SEQ], rlc[b, u, h, R_SEND], rlc[b, u, h, R_RETX] > 0, t, p,
                 fc, fi, fx, lost,
             )  # fmt: skip
-            ui[b, u, 0] = (h + 1) % q
-            ui[b, u, 1] -= 1
+            ui[b, u, UI_RLC_HEAD] = (h + 1) % q
+            ui[b, u, UI_RLC_LEN] -= 1
             ue[b, u, U_RLC_BYTES] -= rem
             ue[b, u, U_HEAD_REM] = pdu
         else:
             ue[b, u, U_HEAD_REM] = rem - budget
             ue[b, u, U_RLC_BYTES] -= budget
             budget = 0.0
-    if ui[b, u, 1] == 0:
+    if ui[b, u, UI_RLC_LEN] == 0:
         ue[b, u, U_RLC_BYTES] = 0.0
 
 
@@ -1434,7 +1449,7 @@ def _mac(b, t, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng):
         best = -1
         best_metric = -1.0
         for u in range(nu):
-            if ui[b, u, 1] > 0 and ue[b, u, U_MCS] >= 0:
+            if ui[b, u, UI_RLC_LEN] > 0 and ue[b, u, U_MCS] >= 0:
                 rate = tbs[int(ue[b, u, U_MCS]), usable]
                 metric = rate / max(ue[b, u, U_PF_AVG], 1e-9)
                 if metric > best_metric:
@@ -1445,7 +1460,7 @@ def _mac(b, t, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng):
     else:
         n = 0
         for u in range(nu):
-            if ui[b, u, 1] > 0 and ue[b, u, U_MCS] >= 0:
+            if ui[b, u, UI_RLC_LEN] > 0 and ue[b, u, U_MCS] >= 0:
                 n += 1
         if n > 0:
             g = int(p[P_RBG_SIZE])
@@ -1456,7 +1471,7 @@ def _mac(b, t, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng):
             given = 0
             for i in range(nu):
                 u = (start + i) % nu
-                if ui[b, u, 1] > 0 and ue[b, u, U_MCS] >= 0:
+                if ui[b, u, UI_RLC_LEN] > 0 and ue[b, u, U_MCS] >= 0:
                     r = each + (1 if given < rest else 0)
                     given += 1
                     ue[b, u, U_RBS_TTI] = r * g
@@ -1535,8 +1550,8 @@ def _agent_end_tti(b, t, p, fc, fi, ue, ui, rlc, capr, fbr, tbs):
         ue[b, u, U_O_CAP] += cap
         ue[b, u, U_O_TX] += ue[b, u, U_NEW_TTI]
         ue[b, u, U_O_TTIS] += 1.0
-        if ui[b, u, 1] > 0:
-            hol = float(t - rlc[b, u, ui[b, u, 0], R_ARR])
+        if ui[b, u, UI_RLC_LEN] > 0:
+            hol = float(t - rlc[b, u, ui[b, u, UI_RLC_HEAD], R_ARR])
         else:
             hol = 0.0
         ue[b, u, U_HOL] = hol
@@ -1584,8 +1599,15 @@ def step_cell(
         # 2-3. eNB arrivals, MAC and delivery.
         _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost)
         _mac(b, t, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng)
-        # 4. Receivers: delayed-ACK timeout, then their state by time.
+        # 4. Receivers: delayed-ACK timeout, then their state by time. The ring holds what has
+        # left the UE by each TTI; the sender reads it one uplink delay later.
         slot = t & (ring - 1)
+        prev = (t - 1) & (ring - 1)
+        bsr = p[P_UPLINK] > 0
+        grant_bit = int(p[P_UL_GRANT_MS])
+        if bsr:
+            for u in range(nu):
+                ui[b, u, UI_BSR] = (ui[b, u, UI_BSR] << 1) & ((1 << (grant_bit + 1)) - 1)
         for f in range(nf):
             if fi[b, f, I_DELACK_N] > 0 and t - fi[b, f, I_DELACK_MS] >= p[P_DELACK_TIMEOUT_MS]:
                 owd = t - fi[b, f, I_DELACK_SEND]
@@ -1593,14 +1615,39 @@ def step_cell(
                 fi[b, f, I_RCV_OWD] += owd
                 fi[b, f, I_RCV_LAST_OWD] = owd
                 fi[b, f, I_DELACK_N] = 0
-            rcv[b, f, slot, V_UNIQ_RAW] = fi[b, f, I_RCV_UNIQ]
-            rcv[b, f, slot, V_LAST_RAW] = fi[b, f, I_RCV_LAST_OWD]
-            if t % int(p[P_UL_PERIOD_MS]) != 0:
-                # No uplink opportunity in this TTI: the network still sees the last ACKs.
-                prev = (t - 1) & (ring - 1)
-                for c in range(V_UNIQ_RAW):
-                    rcv[b, f, slot, c] = rcv[b, f, prev, c]
-                continue
+            if bsr and fi[b, f, I_RCV_ACKS] != fi[b, f, I_RCV_ACKS_TTI]:
+                # A new ACK in the UE's uplink buffer: a buffer status report in this TTI.
+                ui[b, int(fc[f, FC_UE]), UI_BSR] |= 1
+                n_new = fi[b, f, I_RCV_ACKS] - fi[b, f, I_RCV_ACKS_TTI]
+                fi[b, f, I_RCV_ACKS_TTI] = fi[b, f, I_RCV_ACKS]
+                fi[b, f, I_UL_PEND_N] += n_new
+                fi[b, f, I_UL_PEND_TSUM] += n_new * t
+                fi[b, f, I_UL_LAST_T] = t
+        for f in range(nf):
+            if bsr:
+                # Uplink transmission iff a report ``ul_grant_ms`` ago brought a grant; it
+                # carries every ACK queued by now (BBR samples this same stream).
+                if (ui[b, int(fc[f, FC_UE]), UI_BSR] >> grant_bit) & 1 == 0:
+                    for c in range(V_LEN):
+                        rcv[b, f, slot, c] = rcv[b, f, prev, c]
+                    continue
+                # The ACKs' waits in the UE count in their RTT samples.
+                n_pend = fi[b, f, I_UL_PEND_N]
+                if n_pend > 0:
+                    fi[b, f, I_RCV_OWD] += n_pend * t - fi[b, f, I_UL_PEND_TSUM]
+                    fi[b, f, I_RCV_LAST_OWD] += t - fi[b, f, I_UL_LAST_T]
+                    fi[b, f, I_UL_PEND_N] = 0
+                    fi[b, f, I_UL_PEND_TSUM] = 0
+                rcv[b, f, slot, V_UNIQ_RAW] = fi[b, f, I_RCV_UNIQ]
+                rcv[b, f, slot, V_LAST_RAW] = fi[b, f, I_RCV_LAST_OWD]
+            else:
+                rcv[b, f, slot, V_UNIQ_RAW] = fi[b, f, I_RCV_UNIQ]
+                rcv[b, f, slot, V_LAST_RAW] = fi[b, f, I_RCV_LAST_OWD]
+                if t % int(p[P_UL_PERIOD_MS]) != 0:
+                    # No uplink opportunity in this TTI: the network still sees the last ACKs.
+                    for c in range(V_UNIQ_RAW):
+                        rcv[b, f, slot, c] = rcv[b, f, prev, c]
+                    continue
             rcv[b, f, slot, V_CUM] = fi[b, f, I_RCV_CUM]
             rcv[b, f, slot, V_HIGH] = fi[b, f, I_RCV_HIGH]
             rcv[b, f, slot, V_UNIQ] = fi[b, f, I_RCV_UNIQ]

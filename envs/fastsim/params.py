@@ -27,6 +27,10 @@ TRAFFIC_CODES: dict[str, int] = {"bulk": 0, "video": 1, "short": 2}
 SCHEDULERS: tuple[str, ...] = ("pf", "rr")
 #: Loss-recovery models of the senders (``FastSimParams.recovery``).
 RECOVERY_MODELS: tuple[str, ...] = ("ns3_prr", "classic")
+#: Uplink (ACK path) models (``FastSimParams.uplink``).
+UPLINK_MODELS: tuple[str, ...] = ("periodic", "bsr")
+#: Longest ``FastSimParams.ul_grant_ms`` (the UE's report history is one int64 bit mask).
+MAX_UL_GRANT_MS = 62
 
 #: IP packet of one full segment: 1448 B payload + 32 B TCP (with timestamps) + 20 B IPv4.
 IP_PACKET_BYTES = 1500
@@ -92,7 +96,9 @@ LOST_SLOTS = 4096
 P_HYSTART_DELAY = 37
 P_RWND_SEGS = 38
 P_RECOVERY = 39  # 0 classic (window to ssthresh), 1 ns-3.44 recovery (PRR, re-entry, ...)
-P_LEN = 40
+P_UPLINK = 40  # 0 periodic opportunities, 1 buffer status report -> grant (ns-3's UE MAC)
+P_UL_GRANT_MS = 41
+P_LEN = 42
 
 # -- columns of the flow settings matrix ------------------------------------------------------
 FC_UE = 0
@@ -192,13 +198,24 @@ class FastSimParams:
         spec: The scenario (shared with the ns-3 backend).
         air_dl_ms: eNB RLC -> UE application delay of a transport block, in ms (scheduling,
             PHY and decoding).
-        air_ul_ms: UE -> eNB delay of an uplink ACK, in ms (scheduling request and grant).
+        air_ul_ms: UE -> eNB delay of an uplink ACK from its uplink transmission, in ms
+            (``None``: the uplink model's calibrated value, 7 for ``periodic``, 4 for ``bsr``).
+        uplink: How ACKs get uplink transmissions. ``periodic`` (default, the calibrated
+            model): opportunities every ``ul_period_ms``. ``bsr``, as ns-3's ``LteUeMac`` with
+            the PF scheduler: in every TTI in which the UE queued a new ACK it reports its buffer
+            (``m_bsrPeriodicity`` 1 ms), the report brings a grant ``ul_grant_ms`` later, and a
+            grant carries every ACK queued by then; the waits count in the RTT samples, and
+            CUBIC's HyStart reads the smoothed RTT, as ns-3's ``PktsAcked(m_srtt)``. An ACK
+            after an idle uplink waits ``ul_grant_ms`` and leaves with the ACKs queued
+            meanwhile; a steady ACK stream leaves in (almost) every TTI. See
+            docs/calibration/README.md for how the two compare with ns-3.
+        ul_grant_ms: ``bsr`` uplink: buffer status report -> uplink transmission, in ms.
         rcv_buf_bytes: The sender never has more than this outstanding (ns-3's ``SndBufSize`` and
             ``RcvBufSize``, both 4 MiB in ``cellgym-lte``): the receive window. It also bounds the
             segments one window can lose, which the loss record must hold (at most
             ``LOST_SLOTS - 1`` segments).
-        ul_period_ms: ACKs leave the UE only at uplink transmission opportunities this far apart
-            (LTE uplink grants bunch ACKs; this breaks HyStart's ACK-train detection as in ns-3).
+        ul_period_ms: ``periodic`` uplink: ACKs leave the UE only at transmission
+            opportunities this far apart.
         hystart_delay: CUBIC's HyStart exits slow start on an RTT increase (ns-3's
             ``HyStartDetect`` includes DELAY).
         recovery: Loss recovery of the senders. ``ns3_prr`` (default): ns-3.44's
@@ -234,7 +251,9 @@ class FastSimParams:
 
     spec: ScenarioSpec
     air_dl_ms: int = 3
-    air_ul_ms: int = 7
+    air_ul_ms: int | None = None
+    uplink: str = "periodic"
+    ul_grant_ms: int = 8
     ul_period_ms: int = 4
     rcv_buf_bytes: int = 4 * 1024 * 1024
     hystart_delay: bool = True
@@ -266,6 +285,8 @@ class FastSimParams:
             raise SpecError(f"fastsim.recovery={self.recovery!r}: choose one of {RECOVERY_MODELS}")
         if not 0.0 <= self.harq_bler < 1.0:
             raise SpecError(f"fastsim.harq_bler={self.harq_bler!r}: allowed [0, 1)")
+        if self.air_ul_ms is None:
+            object.__setattr__(self, "air_ul_ms", 7 if self.uplink == "periodic" else 4)
         if self.air_dl_ms < 0 or self.air_ul_ms < 0:
             raise SpecError("fastsim.air_dl_ms/air_ul_ms must be >= 0")
         most = (LOST_SLOTS - 1) * SEGMENT_BYTES
@@ -273,6 +294,12 @@ class FastSimParams:
             raise SpecError(
                 f"fastsim.rcv_buf_bytes={self.rcv_buf_bytes!r}: "
                 f"allowed [{2 * SEGMENT_BYTES}, {most}]"
+            )
+        if self.uplink not in UPLINK_MODELS:
+            raise SpecError(f"fastsim.uplink={self.uplink!r}: choose one of {UPLINK_MODELS}")
+        if not 0 <= self.ul_grant_ms <= MAX_UL_GRANT_MS:
+            raise SpecError(
+                f"fastsim.ul_grant_ms={self.ul_grant_ms!r}: allowed [0, {MAX_UL_GRANT_MS}]"
             )
         if self.ul_period_ms < 1:
             raise SpecError(f"fastsim.ul_period_ms={self.ul_period_ms!r}: allowed [1, inf)")
@@ -330,7 +357,8 @@ class FastSimParams:
         longest = 0
         for f in self.spec.flows:
             d = self._delay_ms(f.delay_ms)
-            longest = max(longest, d + self.air_dl_ms + self.air_ul_ms + self.ul_period_ms + 2)
+            ul_wait = self.ul_period_ms + self.ul_grant_ms
+            longest = max(longest, d + self.air_dl_ms + self.air_ul_ms + ul_wait + 2)
         return 1 << int(math.ceil(math.log2(longest + 2)))
 
     def _delay_ms(self, extra_ms: float) -> int:
@@ -382,6 +410,8 @@ class FastSimParams:
         p[P_RWND_SEGS] = self.rcv_buf_bytes // SEGMENT_BYTES
         p[P_HYSTART_DELAY] = 1.0 if self.hystart_delay else 0.0
         p[P_RECOVERY] = 1.0 if self.recovery == "ns3_prr" else 0.0
+        p[P_UPLINK] = 1.0 if self.uplink == "bsr" else 0.0
+        p[P_UL_GRANT_MS] = self.ul_grant_ms
         return p
 
     def flow_config(self) -> np.ndarray:

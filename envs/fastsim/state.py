@@ -54,7 +54,11 @@ I_RCV_DUPACKS = 30  # receiver: ACKs that carried new SACK information (ns-3's d
 I_SEEN_DUPACKS = 31  # receiver dupack count already processed by the sender
 I_DUPACK_CNT = 32  # sender: duplicate ACKs counted outside recovery (ns-3 ``m_dupAckCount``)
 I_RTO_HELD = 33  # sender: a partial ACK of this recovery restarted the RTO timer (ns-3)
-I_LEN = 34
+I_RCV_ACKS_TTI = 34  # receiver: ACKs sent by the end of the previous TTI (uplink reports)
+I_UL_PEND_N = 35  # ACKs queued in the UE's uplink buffer (``bsr`` uplink)
+I_UL_PEND_TSUM = 36  # sum of their queueing times, ms
+I_UL_LAST_T = 37  # queueing time of the latest of them, ms
+I_LEN = 38
 
 # -- per flow, reals (float64 [B, F, X_LEN]) ---------------------------------------------------
 X_CWND = 0  # congestion window, bytes
@@ -163,6 +167,12 @@ U_O_DROPS = 14
 U_O_TTIS = 15
 U_LEN = 16
 
+# -- per UE, integers (int64 [B, U, UI_LEN]) ---------------------------------------------------
+UI_RLC_HEAD = 0  # RLC ring: head
+UI_RLC_LEN = 1  # RLC ring: entries
+UI_BSR = 2  # uplink buffer status reports of the latest TTIs, one bit each (bit 0: this TTI)
+UI_LEN = 3
+
 # RLC ring entries (int64 [B, U, Q, R_LEN])
 R_ARR = 0
 R_FLOW = 1
@@ -203,7 +213,7 @@ class CellState:
             per send ms the connection's delivery state (ms + 1, delivered, delivery time,
             first send time) for the per-packet rate samples.
         ue: ``[B, U, U_LEN]`` UE state.
-        ui: ``[B, U, 2]`` RLC ring head and length.
+        ui: ``[B, U, UI_LEN]`` RLC ring head and length, uplink report history.
         rlc: ``[B, U, Q, R_LEN]`` RLC packets in arrival order.
         capr: ``[B, U, W]`` the agent's per-TTI capacity ring.
         rcv: ``[B, F, L, V_LEN]`` receiver state by time (for the ACK path's delay).
@@ -246,7 +256,7 @@ class CellState:
             fx=np.zeros((batch, f, X_LEN)),
             bw=np.zeros((batch, f, BBR_FILTER + 4 * BBR_SEND_RING)),
             ue=np.zeros((batch, u, U_LEN)),
-            ui=np.zeros((batch, u, 2), np.int64),
+            ui=np.zeros((batch, u, UI_LEN), np.int64),
             rlc=np.zeros((batch, u, q, R_LEN), np.int64),
             capr=np.zeros((batch, u, w)),
             rcv=np.zeros((batch, f, ring, V_LEN), np.int64),
