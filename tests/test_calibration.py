@@ -113,7 +113,7 @@ def test_ns3_prr_recovery_runs_and_differs_from_classic():
     spec = calibrate.scenario("share2_cubic", 6.0)
     with pytest.raises(SpecError, match="fastsim.recovery="):
         FastSimParams.from_spec(spec, recovery="nope")
-    runs = {r: calibrate.run_fast(spec, 1, None, r) for r in ("classic", "ns3_prr")}
+    runs = {r: calibrate.run_fast(spec, 1, None, {"recovery": r}) for r in ("classic", "ns3_prr")}
     flows = {r: np.stack(rec.flows) for r, rec in runs.items()}
     assert not np.array_equal(flows["classic"], flows["ns3_prr"])
     f = flows["ns3_prr"]
