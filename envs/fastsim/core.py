@@ -92,6 +92,9 @@ from envs.fastsim.state import (
     CS_NEXT_MOVE_MS,
     CS_RR_NEXT,
     CS_T_MS,
+    I_ACK_CUM,
+    I_ACK_HIGH,
+    I_ACK_UNIQ,
     I_CSTATE,
     I_CWND_LIMITED,
     I_DATA_MS,
@@ -1343,6 +1346,17 @@ def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _rcv_ack(b, f, owd, fi):
+    """The receiver sends an ACK: it carries the receiver's state of this moment."""
+    fi[b, f, I_RCV_ACKS] += 1
+    fi[b, f, I_RCV_OWD] += owd
+    fi[b, f, I_RCV_LAST_OWD] = owd
+    fi[b, f, I_ACK_CUM] = fi[b, f, I_RCV_CUM]
+    fi[b, f, I_ACK_HIGH] = fi[b, f, I_RCV_HIGH]
+    fi[b, f, I_ACK_UNIQ] = fi[b, f, I_RCV_UNIQ]
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _receive(b, f, seq, send, retx, t, p, fc, fi, fx, lost):
     """The UE's TCP receiver gets one segment: SACK state, delayed or immediate ACK."""
     seg = p[P_SEG_BYTES]
@@ -1378,24 +1392,22 @@ def _receive(b, f, seq, send, retx, t, p, fc, fi, fx, lost):
     fi[b, f, I_RCV_CUM] = cum
     if cum < high or filled:
         # Out of order, or a hole filled: ACK at once (RFC 5681 4.2).
-        fi[b, f, I_RCV_ACKS] += 1
         if seq > cum:
             # The segment lies above the cumulative point: the ACK carries new SACK information,
             # a duplicate ACK in ns-3's sense (``isDupack = scoreboardUpdated``).
             fi[b, f, I_RCV_DUPACKS] += 1
-        fi[b, f, I_RCV_OWD] += t - send
-        fi[b, f, I_RCV_LAST_OWD] = t - send
+        _rcv_ack(b, f, t - send, fi)
         fi[b, f, I_DELACK_N] = 0
     else:
         if fi[b, f, I_DELACK_N] == 0:
             fi[b, f, I_DELACK_MS] = t
             fi[b, f, I_DELACK_SEND] = send
         fi[b, f, I_DELACK_N] += 1
-        if fi[b, f, I_DELACK_N] >= p[P_DELACK_COUNT]:
-            owd = t - fi[b, f, I_DELACK_SEND]
-            fi[b, f, I_RCV_ACKS] += 1
-            fi[b, f, I_RCV_OWD] += owd
-            fi[b, f, I_RCV_LAST_OWD] = owd
+        # ns-3 acknowledges the first data segment at once ("to speed up the connection":
+        # ``m_delAckCount = m_delAckMaxCount`` on entering ESTABLISHED), so its delayed ACKs
+        # pair segments 2-3, 4-5, ...: one segment of every window waits for the next.
+        if fi[b, f, I_DELACK_N] >= p[P_DELACK_COUNT] or seq == 0:
+            _rcv_ack(b, f, t - fi[b, f, I_DELACK_SEND], fi)
             fi[b, f, I_DELACK_N] = 0
     if fc[f, FC_TRAFFIC] == TRAFFIC_SHORT and fx[b, f, X_FCT_S] < 0 and cum * seg >= size:
         fx[b, f, X_FCT_S] = (t + p[P_AIR_DL_MS] - fi[b, f, I_START_MS]) / 1000.0
@@ -1597,8 +1609,8 @@ def step_cell(
                 ue[b, u, U_MCS] = _mcs_of(d, p, cqi_tab)
             cs[b, CS_NEXT_MOVE_MS] += int(p[P_MOBILITY_PERIOD_MS])
         # 2-3. eNB arrivals, MAC and delivery.
-        _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost)
         _mac(b, t, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng)
+        _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost)
         # 4. Receivers: delayed-ACK timeout, then their state by time. The ring holds what has
         # left the UE by each TTI; the sender reads it one uplink delay later.
         slot = t & (ring - 1)
@@ -1610,10 +1622,7 @@ def step_cell(
                 ui[b, u, UI_BSR] = (ui[b, u, UI_BSR] << 1) & ((1 << (grant_bit + 1)) - 1)
         for f in range(nf):
             if fi[b, f, I_DELACK_N] > 0 and t - fi[b, f, I_DELACK_MS] >= p[P_DELACK_TIMEOUT_MS]:
-                owd = t - fi[b, f, I_DELACK_SEND]
-                fi[b, f, I_RCV_ACKS] += 1
-                fi[b, f, I_RCV_OWD] += owd
-                fi[b, f, I_RCV_LAST_OWD] = owd
+                _rcv_ack(b, f, t - fi[b, f, I_DELACK_SEND], fi)
                 fi[b, f, I_DELACK_N] = 0
             if bsr and fi[b, f, I_RCV_ACKS] != fi[b, f, I_RCV_ACKS_TTI]:
                 # A new ACK in the UE's uplink buffer: a buffer status report in this TTI.
@@ -1638,19 +1647,19 @@ def step_cell(
                     fi[b, f, I_RCV_LAST_OWD] += t - fi[b, f, I_UL_LAST_T]
                     fi[b, f, I_UL_PEND_N] = 0
                     fi[b, f, I_UL_PEND_TSUM] = 0
-                rcv[b, f, slot, V_UNIQ_RAW] = fi[b, f, I_RCV_UNIQ]
+                rcv[b, f, slot, V_UNIQ_RAW] = fi[b, f, I_ACK_UNIQ]
                 rcv[b, f, slot, V_LAST_RAW] = fi[b, f, I_RCV_LAST_OWD]
             else:
-                rcv[b, f, slot, V_UNIQ_RAW] = fi[b, f, I_RCV_UNIQ]
+                rcv[b, f, slot, V_UNIQ_RAW] = fi[b, f, I_ACK_UNIQ]
                 rcv[b, f, slot, V_LAST_RAW] = fi[b, f, I_RCV_LAST_OWD]
                 if t % int(p[P_UL_PERIOD_MS]) != 0:
                     # No uplink opportunity in this TTI: the network still sees the last ACKs.
                     for c in range(V_UNIQ_RAW):
                         rcv[b, f, slot, c] = rcv[b, f, prev, c]
                     continue
-            rcv[b, f, slot, V_CUM] = fi[b, f, I_RCV_CUM]
-            rcv[b, f, slot, V_HIGH] = fi[b, f, I_RCV_HIGH]
-            rcv[b, f, slot, V_UNIQ] = fi[b, f, I_RCV_UNIQ]
+            rcv[b, f, slot, V_CUM] = fi[b, f, I_ACK_CUM]
+            rcv[b, f, slot, V_HIGH] = fi[b, f, I_ACK_HIGH]
+            rcv[b, f, slot, V_UNIQ] = fi[b, f, I_ACK_UNIQ]
             rcv[b, f, slot, V_ACKS] = fi[b, f, I_RCV_ACKS]
             rcv[b, f, slot, V_OWD] = fi[b, f, I_RCV_OWD]
             rcv[b, f, slot, V_LAST] = fi[b, f, I_RCV_LAST_OWD]

@@ -58,7 +58,10 @@ I_RCV_ACKS_TTI = 34  # receiver: ACKs sent by the end of the previous TTI (uplin
 I_UL_PEND_N = 35  # ACKs queued in the UE's uplink buffer (``bsr`` uplink)
 I_UL_PEND_TSUM = 36  # sum of their queueing times, ms
 I_UL_LAST_T = 37  # queueing time of the latest of them, ms
-I_LEN = 38
+I_ACK_CUM = 38  # receiver state carried by its latest ACK: next expected segment
+I_ACK_HIGH = 39  # ... highest received + 1
+I_ACK_UNIQ = 40  # ... distinct segments received
+I_LEN = 41
 
 # -- per flow, reals (float64 [B, F, X_LEN]) ---------------------------------------------------
 X_CWND = 0  # congestion window, bytes
