@@ -412,16 +412,19 @@ def test_bsr_uplink_bunches_after_idle_and_streams_when_busy():
     # the start, against the periodic model's fixed 40 ms (one seed, one start offset).
     first_send = [r["t"][np.argmax(r["sent"] > 0)] for r in (bsr, per)]
     assert first_send[0] - first_send[1] == 5
-    # The initial window's five delayed ACKs leave together, on the grant of the first one.
-    assert bsr["acked"][np.argmax(bsr["acked"] > 0)] == 10 * SEG
-    # Once the link is busy (after slow start), ACKs reach the server in almost every TTI ...
-    busy = bsr["t"] > 1500
+    # The initial window's ACKs leave together, on the grant of the first one; as in ns-3 (whose
+    # record shows 13,032 bytes) they cover 9 segments: the first data segment is ACKed at once,
+    # the others in pairs, and the tenth waits for the next segment.
+    assert bsr["acked"][np.argmax(bsr["acked"] > 0)] == 9 * SEG
+    # Once the link is busy again (after slow start's overshoot and its RTO, as in ns-3), ACKs
+    # reach the server in almost every TTI ...
+    busy = bsr["t"] > 2250
     assert np.mean(bsr["acked"][busy] > 0) > 0.9
     # ... and wait for no grant: RTT minus the eNB queue is 15 + 3 + 4 + 15 = 37 ms plus the
     # delayed ACK's rounding (ns-3's flows: 38-40 ms), where the periodic grid adds 0-3 ms.
     excess = {}
     for name, r in (("bsr", bsr), ("periodic", per)):
-        sel = (r["t"] > 1500) & (r["samples"] > 0)
+        sel = (r["t"] > 2250) & (r["samples"] > 0)
         excess[name] = np.percentile(r["rtt_minus_hol"][sel], [5, 50, 95])
     assert 37.0 <= excess["bsr"][1] <= 39.0
     assert excess["bsr"][2] - excess["bsr"][0] < excess["periodic"][2] - excess["periodic"][0]
@@ -430,7 +433,7 @@ def test_bsr_uplink_bunches_after_idle_and_streams_when_busy():
 def test_bsr_uplink_without_grant_wait_sends_each_ack_in_its_tti():
     run = _ack_stream("bsr", ul_grant_ms=0)
     # No bunching: the initial window's ACKs leave as the receiver makes them.
-    assert 0 < run["acked"][np.argmax(run["acked"] > 0)] < 10 * SEG
+    assert 0 < run["acked"][np.argmax(run["acked"] > 0)] < 9 * SEG
 
 
 @pytest.mark.parametrize(
