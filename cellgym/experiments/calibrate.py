@@ -472,7 +472,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
 
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--quick", action="store_true", help="8 s per run, one seed")
-    ap.add_argument("--seeds", type=int, default=3, help="seeds per scenario and backend")
+    ap.add_argument("--seeds", type=int, default=9, help="seeds per scenario and backend")
     ap.add_argument("--sim-time-s", type=float, default=20.0, help="simulated seconds per run")
     ap.add_argument("--jobs", type=int, default=1, help="parallel ns-3 runs")
     ap.add_argument("--scenarios", default="all", help="comma list of scenario names, or all")
