@@ -436,7 +436,7 @@ def parse_knobs(items: Sequence[str]) -> dict[str, Any]:
     """
     from envs.fastsim.params import FastSimParams
 
-    fields = {f.name: f for f in dataclasses.fields(FastSimParams) if f.name != "spec"}
+    fields = [f.name for f in dataclasses.fields(FastSimParams) if f.name != "spec"]
     out: dict[str, Any] = {}
     for item in items:
         name, sep, text = item.partition("=")

@@ -820,6 +820,35 @@ def _on_loss_state(fx, fi, b, f, cca, t):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _lost_slot(fi, lost, b, f, seq):
+    """Index of segment ``seq`` in the flow's loss record, or -1 when it is not there."""
+    k = lost.shape[2]
+    for i in range(fi[b, f, I_LOST_LEN]):
+        j = (fi[b, f, I_LOST_HEAD] + i) & (k - 1)
+        if lost[b, f, j, 0] == seq:
+            return j
+    return -1
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _bbr_lost_out(fi, lost, b, f, dupthresh, v_high):
+    """ns-3's ``TcpTxBuffer::GetLost`` in segments (BBR's ``rs.m_bytesLoss`` per ACK).
+
+    Marked lost (dupthresh segments SACKed above, or all outstanding after an RTO) and not yet
+    (s)acked, whether retransmitted or not.
+    """
+    k = lost.shape[2]
+    n = 0
+    for i in range(fi[b, f, I_LOST_LEN]):
+        j = (fi[b, f, I_LOST_HEAD] + i) & (k - 1)
+        sq = lost[b, f, j, 0]
+        if sq >= fi[b, f, I_UNA] and lost[b, f, j, 1] != LOST_DONE:
+            if fi[b, f, I_CSTATE] == ST_LOSS or sq + dupthresh < v_high:
+                n += 1
+    return n
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _pipe(fi, lost, b, f, dupthresh, ns3):
     """Segments in flight: sent, not (s)acked and not known lost (RFC 6675 style).
 
@@ -910,13 +939,8 @@ def _prr_on_ack(fx, fi, lost, b, f, entered, delivered_segs, dupacks, una_before
     elif acked > 0 and not entered and fi[b, f, I_UNA] < fi[b, f, I_RECOVER]:
         # A partial ACK whose new head was not retransmitted yet retransmits once outside the
         # window (``ProcessAck``: ``DoRetransmit`` unless ``IsRetransmittedDataAcked``).
-        head_rtx = False
-        k = lost.shape[2]
-        for i in range(fi[b, f, I_LOST_LEN]):
-            j = (fi[b, f, I_LOST_HEAD] + i) & (k - 1)
-            if lost[b, f, j, 0] == fi[b, f, I_UNA]:
-                head_rtx = lost[b, f, j, 1] == LOST_RETX or lost[b, f, j, 1] == LOST_AGAIN
-                break
+        j = _lost_slot(fi, lost, b, f, fi[b, f, I_UNA])
+        head_rtx = j >= 0 and (lost[b, f, j, 1] == LOST_RETX or lost[b, f, j, 1] == LOST_AGAIN)
         if not head_rtx:
             send = max(send, iseg)
     fx[b, f, X_CWND] = max(pipe + send, iseg)
@@ -1003,17 +1027,13 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
             fi[b, f, I_DUPACK_CNT] += max(new_dupacks, 0)
         dup_rule = fi[b, f, I_DUPACK_CNT] >= dupthresh
         if prr_mode and not trigger and v_cum < v_high and (dup_rule or new_dupacks > 0):
-            for i in range(fi[b, f, I_LOST_LEN]):
-                j = (fi[b, f, I_LOST_HEAD] + i) & (k - 1)
-                if lost[b, f, j, 0] == v_cum:
-                    # ``IsLost(HighACK)``: the head keeps ns-3's lost mark after its
-                    # retransmission, so any duplicate ACK re-enters recovery.
-                    trigger = dup_rule or v_cum + dupthresh < v_high
-                    if not trigger:
-                        break
-                    if lost[b, f, j, 1] == LOST_RETX or lost[b, f, j, 1] == LOST_AGAIN:
-                        lost[b, f, j, 1] = LOST_NEED
-                    break
+            j = _lost_slot(fi, lost, b, f, v_cum)
+            # ``IsLost(HighACK)``: the head keeps ns-3's lost mark after its retransmission, so
+            # any duplicate ACK re-enters recovery.
+            if j >= 0 and (dup_rule or v_cum + dupthresh < v_high):
+                trigger = True
+                if lost[b, f, j, 1] == LOST_RETX or lost[b, f, j, 1] == LOST_AGAIN:
+                    lost[b, f, j, 1] = LOST_NEED
         if trigger:
             pipe_bytes = _pipe(fi, lost, b, f, dupthresh, p[P_RECOVERY] > 0) * seg
             fx[b, f, X_O_LOSS] += 1.0
@@ -1066,9 +1086,8 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
         # does not advance the cumulative ACK (every duplicate ACK here: a segment above the
         # cumulative point) only calls ``PktsAcked``, in CA_LOSS too. Each duplicate ACK
         # delivered at least the segment it SACKed.
-        n_adv = min(max(new_acks - new_dupacks, 0), grown)
         grown = max(grown - new_dupacks, 0)
-        n_adv = min(n_adv, grown)
+        n_adv = min(max(new_acks - new_dupacks, 0), grown)
     fi[b, f, I_UNA] = max(una, v_cum)
     if prr_mode and cca != CCA_BBR and fi[b, f, I_CSTATE] == ST_RECOVERY:
         _prr_on_ack(fx, fi, lost, b, f, entered, delivered_segs, new_dupacks, una, acked, seg, p)
@@ -1076,13 +1095,7 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
         ns3 = p[P_RECOVERY] > 0
         pipe_bytes = _pipe(fi, lost, b, f, dupthresh, ns3) * seg
         if ns3:
-            lost_now = 0
-            for i in range(fi[b, f, I_LOST_LEN]):
-                j = (fi[b, f, I_LOST_HEAD] + i) & (k - 1)
-                sq = lost[b, f, j, 0]
-                if sq >= fi[b, f, I_UNA] and lost[b, f, j, 1] != LOST_DONE:
-                    if fi[b, f, I_CSTATE] == ST_LOSS or sq + dupthresh < v_high:
-                        lost_now += 1
+            lost_now = _bbr_lost_out(fi, lost, b, f, dupthresh, v_high)
             marked = abs(lost_now - int(fx[b, f, X_B_LOSTOUT]))
             fx[b, f, X_B_LOSTOUT] = lost_now
         else:
@@ -1095,12 +1108,12 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
         base = grown // n_adv
         extra = grown - base * n_adv
         grow = fi[b, f, I_CSTATE] != ST_RECOVERY and not exited
+        # ns-3 passes HyStart the smoothed RTT (``PktsAcked(..., m_srtt)``); the periodic
+        # uplink's calibration rests on the bunch's mean RTT.
+        rtt_hy = fx[b, f, X_SRTT] if p[P_UPLINK] > 0 else rtt_mean
         for a in range(n_adv):
             segs = base + (1 if a < extra else 0)
             if cca == CCA_CUBIC:
-                # ns-3 passes the smoothed RTT (``PktsAcked(..., m_srtt)``); the periodic
-                # uplink's calibration rests on the bunch's mean RTT.
-                rtt_hy = fx[b, f, X_SRTT] if p[P_UPLINK] > 0 else rtt_mean
                 _cubic_pkts_acked(fx, b, f, rtt_hy, float(t), seg, p)
                 if grow:
                     _cubic_increase(fx, fi, b, f, segs, float(t), seg)
@@ -1291,11 +1304,9 @@ def _rlc_push(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost):
     if ue[b, u, U_RLC_BYTES] + pdu > p[P_RLC_CAP_BYTES] or ui[b, u, UI_RLC_LEN] >= q:
         ue[b, u, U_O_DROPS] += 1.0
         if retx:
-            for i in range(fi[b, f, I_LOST_LEN]):
-                j = (fi[b, f, I_LOST_HEAD] + i) & (k - 1)
-                if lost[b, f, j, 0] == seq:
-                    lost[b, f, j, 1] = LOST_AGAIN
-                    break
+            j = _lost_slot(fi, lost, b, f, seq)
+            if j >= 0:
+                lost[b, f, j, 1] = LOST_AGAIN
         elif fi[b, f, I_LOST_LEN] < k:
             j = (fi[b, f, I_LOST_HEAD] + fi[b, f, I_LOST_LEN]) & (k - 1)
             lost[b, f, j, 0] = seq
@@ -1368,14 +1379,11 @@ def _receive(b, f, seq, send, retx, t, p, fc, fi, fx, lost):
     fx[b, f, X_O_RX] += payload
     filled = False
     if retx:
-        for i in range(fi[b, f, I_LOST_LEN]):
-            j = (fi[b, f, I_LOST_HEAD] + i) & (k - 1)
-            if lost[b, f, j, 0] == seq:
-                if lost[b, f, j, 1] != LOST_DONE:
-                    lost[b, f, j, 1] = LOST_DONE
-                    fi[b, f, I_RCV_UNIQ] += 1
-                    filled = True
-                break
+        j = _lost_slot(fi, lost, b, f, seq)
+        if j >= 0 and lost[b, f, j, 1] != LOST_DONE:
+            lost[b, f, j, 1] = LOST_DONE
+            fi[b, f, I_RCV_UNIQ] += 1
+            filled = True
     else:
         fi[b, f, I_RCV_UNIQ] += 1
     # A retransmission can be the first copy of a segment to arrive above the highest seen (a lost
@@ -1647,16 +1655,14 @@ def step_cell(
                     fi[b, f, I_RCV_LAST_OWD] += t - fi[b, f, I_UL_LAST_T]
                     fi[b, f, I_UL_PEND_N] = 0
                     fi[b, f, I_UL_PEND_TSUM] = 0
-                rcv[b, f, slot, V_UNIQ_RAW] = fi[b, f, I_ACK_UNIQ]
-                rcv[b, f, slot, V_LAST_RAW] = fi[b, f, I_RCV_LAST_OWD]
-            else:
-                rcv[b, f, slot, V_UNIQ_RAW] = fi[b, f, I_ACK_UNIQ]
-                rcv[b, f, slot, V_LAST_RAW] = fi[b, f, I_RCV_LAST_OWD]
-                if t % int(p[P_UL_PERIOD_MS]) != 0:
-                    # No uplink opportunity in this TTI: the network still sees the last ACKs.
-                    for c in range(V_UNIQ_RAW):
-                        rcv[b, f, slot, c] = rcv[b, f, prev, c]
-                    continue
+            rcv[b, f, slot, V_UNIQ_RAW] = fi[b, f, I_ACK_UNIQ]
+            rcv[b, f, slot, V_LAST_RAW] = fi[b, f, I_RCV_LAST_OWD]
+            if not bsr and t % int(p[P_UL_PERIOD_MS]) != 0:
+                # No uplink opportunity in this TTI: the network still sees the last ACKs (the
+                # per-TTI columns above are what BBR's sampler reads).
+                for c in range(V_UNIQ_RAW):
+                    rcv[b, f, slot, c] = rcv[b, f, prev, c]
+                continue
             rcv[b, f, slot, V_CUM] = fi[b, f, I_ACK_CUM]
             rcv[b, f, slot, V_HIGH] = fi[b, f, I_ACK_HIGH]
             rcv[b, f, slot, V_UNIQ] = fi[b, f, I_ACK_UNIQ]
