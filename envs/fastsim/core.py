@@ -819,7 +819,7 @@ def _on_loss_state(fx, fi, b, f, cca, t):
 # ============================================================================================
 
 
-@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _lost_slot(fi, lost, b, f, seq):
     """Index of segment ``seq`` in the flow's loss record, or -1 when it is not there."""
     k = lost.shape[2]
@@ -830,7 +830,7 @@ def _lost_slot(fi, lost, b, f, seq):
     return -1
 
 
-@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+@njit(cache=True, error_model="numpy", _nrt=False)
 def _bbr_lost_out(fi, lost, b, f, dupthresh, v_high):
     """ns-3's ``TcpTxBuffer::GetLost`` in segments (BBR's ``rs.m_bytesLoss`` per ACK).
 
@@ -1655,14 +1655,16 @@ def step_cell(
                     fi[b, f, I_RCV_LAST_OWD] += t - fi[b, f, I_UL_LAST_T]
                     fi[b, f, I_UL_PEND_N] = 0
                     fi[b, f, I_UL_PEND_TSUM] = 0
-            rcv[b, f, slot, V_UNIQ_RAW] = fi[b, f, I_ACK_UNIQ]
-            rcv[b, f, slot, V_LAST_RAW] = fi[b, f, I_RCV_LAST_OWD]
-            if not bsr and t % int(p[P_UL_PERIOD_MS]) != 0:
-                # No uplink opportunity in this TTI: the network still sees the last ACKs (the
-                # per-TTI columns above are what BBR's sampler reads).
-                for c in range(V_UNIQ_RAW):
-                    rcv[b, f, slot, c] = rcv[b, f, prev, c]
-                continue
+                rcv[b, f, slot, V_UNIQ_RAW] = fi[b, f, I_ACK_UNIQ]
+                rcv[b, f, slot, V_LAST_RAW] = fi[b, f, I_RCV_LAST_OWD]
+            else:
+                rcv[b, f, slot, V_UNIQ_RAW] = fi[b, f, I_ACK_UNIQ]
+                rcv[b, f, slot, V_LAST_RAW] = fi[b, f, I_RCV_LAST_OWD]
+                if t % int(p[P_UL_PERIOD_MS]) != 0:
+                    # No uplink opportunity in this TTI: the network still sees the last ACKs.
+                    for c in range(V_UNIQ_RAW):
+                        rcv[b, f, slot, c] = rcv[b, f, prev, c]
+                    continue
             rcv[b, f, slot, V_CUM] = fi[b, f, I_ACK_CUM]
             rcv[b, f, slot, V_HIGH] = fi[b, f, I_ACK_HIGH]
             rcv[b, f, slot, V_UNIQ] = fi[b, f, I_ACK_UNIQ]
