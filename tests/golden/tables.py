@@ -1,0 +1,55 @@
+"""Golden tables: a short ``evaluate_many`` table and the fast side of the calibration table.
+
+The evaluation table runs four controllers (two policies, two native senders) on two scenarios and
+two seeds on the fast backend; ``tests/golden/data/evaluation.csv`` holds its numeric columns.
+The calibration check reruns the fast side of every static calibration scenario with the seeds of
+the committed ``docs/calibration/calibration.json`` and requires the same metrics, run by run (the
+fluctuating scenarios replay ns-3's distance records, so they need ns-3's runs: the full table is
+regenerated with ``python -m cellgym.experiments.calibrate``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+
+ROOT = Path(__file__).resolve().parents[2]
+CALIBRATION_JSON = ROOT / "docs" / "calibration" / "calibration.json"
+EVAL_CONTROLLERS = ["xrc_policy", "explicit_rate", "cubic", "xrc"]
+EVAL_SCENARIOS = ["vs_cubic", "fluctuating"]
+EVAL_SEEDS = [1, 2]
+#: Columns that depend on the machine or the run, not on the model.
+VOLATILE = ("wall_s",)
+
+
+def evaluation_table() -> pd.DataFrame:
+    """The short evaluation table, numeric columns only, in a stable row order."""
+    from cellgym.evaluation import evaluate_many
+
+    res = evaluate_many(
+        EVAL_CONTROLLERS, EVAL_SCENARIOS, EVAL_SEEDS, backend="fast", jobs=1, sim_time_s=4.0
+    ).results
+    keys = ["controller", "scenario", "seed"]
+    num = [c for c in res.columns if c not in VOLATILE and pd.api.types.is_numeric_dtype(res[c])]
+    cols = keys + [c for c in num if c not in keys]
+    return res[cols].sort_values(keys).reset_index(drop=True)
+
+
+def calibration_runs() -> list[dict]:
+    """The committed calibration's fast runs of its static scenarios."""
+    data = json.loads(CALIBRATION_JSON.read_text())
+    return [
+        r
+        for r in data["runs"]
+        if r["backend"] == "fast" and not r["scenario"].startswith("fluctuating")
+    ]
+
+
+def fast_calibration_metrics(scenario: str, seed: int, sim_time_s: float) -> dict:
+    """Rerun one calibration scenario on the fast backend; its per-run metrics."""
+    from cellgym.experiments import calibrate
+
+    spec = calibrate.scenario(scenario, sim_time_s)
+    return calibrate.run_metrics(calibrate.run_fast(spec, seed, None))
