@@ -26,7 +26,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
-from envs.lte_cell import OBS
+from envs.contract import OBS
 
 FEATURE_SETS: tuple[str, ...] = ("raw", "derived")
 DERIVED_FIELDS: tuple[str, ...] = (

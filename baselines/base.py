@@ -2,7 +2,7 @@
 
 A controller implements Stable-Baselines3's ``predict(observation, state, episode_start,
 deterministic) -> (action, state)``, so one evaluation loop serves baselines and trained models.
-Baselines read raw (not normalised) observations of ``LteCellEnv`` (``envs.lte_cell.OBS_FIELDS``).
+Baselines read raw (not normalised) observations of ``LteCellEnv`` (``envs.contract.OBS_FIELDS``).
 """
 
 from __future__ import annotations

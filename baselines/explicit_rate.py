@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from baselines.base import BaselinePolicy
-from envs.lte_cell import OBS
+from envs.contract import OBS
 
 
 class ExplicitRatePolicy(BaselinePolicy):

@@ -31,7 +31,7 @@ import numpy as np
 
 from baselines.base import BaselinePolicy
 from cellgym.fields import SEGMENT_BYTES
-from envs.lte_cell import OBS
+from envs.contract import OBS
 
 
 class XrcPolicy(BaselinePolicy):

@@ -21,50 +21,38 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-#: ns-3's own TCP congestion controls, by the names the scenario program accepts.
-NS3_TCPS: tuple[str, ...] = (
-    "cubic",
-    "newreno",
-    "linuxreno",
-    "bbr",
-    "illinois",
-    "veno",
-    "vegas",
-    "bic",
-    "htcp",
-    "hybla",
-    "highspeed",
-    "scalable",
-    "westwoodplus",
-    "yeah",
-    "lp",
-    "ledbat",
-    "dctcp",
+from cellgym.vocab import (
+    CCAS,
+    LTE_BANDWIDTHS_RBS,
+    MOBILITY_MODES,
+    NATIVE_CCAS,
+    NS3_TCPS,
+    TRAFFIC_TYPES,
+    SpecError,
+    check_choice,
+    check_range,
 )
-#: Congestion controls that run natively in the simulator: ns-3's TCPs and CellGym's XRC sender.
-NATIVE_CCAS: tuple[str, ...] = (*NS3_TCPS, "xrc")
-#: Every value of ``FlowSpec.cca``: native ones and ``agent`` (driven from Python via the bridge).
-CCAS: tuple[str, ...] = (*NATIVE_CCAS, "agent")
-TRAFFIC_TYPES: tuple[str, ...] = ("bulk", "video", "short")
-MOBILITY_MODES: tuple[str, ...] = ("static", "random")
-BANDWIDTHS_RBS: tuple[int, ...] = (25, 50, 75, 100)
 
+__all__ = [
+    "CCAS",
+    "MOBILITY_MODES",
+    "NATIVE_CCAS",
+    "NS3_TCPS",
+    "TRAFFIC_TYPES",
+    "FlowSpec",
+    "ScenarioSpec",
+    "SpecError",
+]
 
-class SpecError(ValueError):
-    """A scenario field holds a value outside its allowed range; the message names the field."""
+BANDWIDTHS_RBS = LTE_BANDWIDTHS_RBS
 
 
 def _check_range(name: str, value: float, low: float, high: float = math.inf) -> None:
-    if not (low <= value <= high) or (isinstance(value, float) and math.isnan(value)):
-        upper = "inf" if math.isinf(high) else f"{high:g}"
-        raise SpecError(f"{name}={value!r} is out of range: allowed [{low:g}, {upper}]")
+    check_range(name, value, low, high)
 
 
 def _check_choice(name: str, value: Any, allowed: tuple[Any, ...]) -> None:
-    if value not in allowed:
-        raise SpecError(
-            f"{name}={value!r} is not allowed: choose one of {', '.join(map(str, allowed))}"
-        )
+    check_choice(name, value, allowed)
 
 
 @dataclass

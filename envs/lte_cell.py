@@ -7,59 +7,34 @@ from typing import TYPE_CHECKING, Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 
 from cellgym.fields import FLOW, SEGMENT_BYTES, UE
-from cellgym.reward import TERMS, RewardSpec, reward_terms
+from cellgym.reward import RewardSpec, reward_terms
 from cellgym.scenario import ScenarioSpec
 from cellgym.seeding import draw_rng_run
+from cellgym.vocab import check_range
+from envs.contract import (
+    MAX_CWND_BYTES,
+    MAX_RATE_MBPS,
+    MIN_CWND_BYTES,
+    MIN_RATE_MBPS,
+    OBS,
+    OBS_ACKED,
+    OBS_FIELDS,
+    OBS_HIGH,
+    OBS_RAW_COLUMNS,
+    REWARD_TERMS,
+    action_space,
+    agent_flow,
+    check_env_args,
+    observation_space,
+)
 from envs.session import RawStep, Session, open_session
 
 if TYPE_CHECKING:
     from envs.fastsim.single import EnvStepper
 
-#: Columns of the agent's observation, with their unit in the name.
-OBS_FIELDS: tuple[str, ...] = (
-    "fair_rate_mbps",
-    "hol_delay_ms",
-    "rtt_last_ms",
-    "rtt_min_ms",
-    "rtt_mean_ms",
-    "cwnd_bytes",
-    "bytes_in_flight",
-    "delivery_rate_mbps",
-    "loss_events",
-    "retx_segments",
-    "pacing_rate_mbps",
-)
-OBS = {name: i for i, name in enumerate(OBS_FIELDS)}
-_OBS_HIGH = np.array([1e4, 1e5, 1e5, 1e5, 1e5, 1e10, 1e10, 1e4, 1e6, 1e6, 1e4], dtype=np.float32)
-ACTION_MODES: tuple[str, ...] = ("cwnd", "rate")
-# Raw flow columns behind the observation, in its order.
-_OBS_COLS = np.array(
-    [
-        FLOW[name]
-        for name in (
-            "fb_rate_mbps",
-            "fb_hol_ms",
-            "rtt_last_ms",
-            "rtt_min_ms",
-            "rtt_mean_ms",
-            "cwnd_bytes",
-            "bytes_in_flight",
-            "acked_bytes",
-            "loss_events",
-            "retx_segments",
-            "pacing_rate_mbps",
-        )
-    ]
-)
-_OBS_ACKED = OBS["delivery_rate_mbps"]  # the column computed from acked bytes
-
-MIN_CWND_BYTES = 2 * SEGMENT_BYTES
-MAX_CWND_BYTES = 1e9
-MIN_RATE_MBPS = 0.05
-MAX_RATE_MBPS = 1e4
+__all__ = ["LteCellEnv", "OBS", "OBS_FIELDS"]
 
 
 class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
@@ -153,29 +128,18 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         self.reward_spec = (
             reward if isinstance(reward, RewardSpec) else RewardSpec(**(reward or {}))
         )
-        agents = self.spec_scenario.agent_flows
-        if len(agents) != 1:
-            raise ValueError(
-                f"scenario.flows has {len(agents)} flows with cca='agent': this environment "
-                "controls exactly one"
-            )
-        if action_mode not in ACTION_MODES:
-            raise ValueError(f"action_mode={action_mode!r}: choose one of {ACTION_MODES}")
-        if not 1.0 < max_change <= 100.0:
-            raise ValueError(f"max_change={max_change!r} is out of range: allowed (1, 100]")
-        if not timeout_s > 0:
-            raise ValueError(f"timeout_s={timeout_s!r} is out of range: allowed (0, inf)")
+        flow = agent_flow(self.spec_scenario)
+        check_env_args(action_mode, max_change)
+        check_range("timeout_s", timeout_s, 1e-3)
         self.backend = backend
         self.action_mode = action_mode
         self.max_change = float(max_change)
         self.timeout_s = float(timeout_s)
-        self.flow = agents[0]
+        self.flow = flow
         self.flow_ue = np.array([f.ue for f in self.spec_scenario.flows])
         self.step_s = self.spec_scenario.step_ms / 1000.0
-        self.observation_space = spaces.Box(
-            low=np.zeros_like(_OBS_HIGH), high=_OBS_HIGH, dtype=np.float32
-        )
-        self.action_space = spaces.Box(-1.0, 1.0, shape=(1,), dtype=np.float32)
+        self.observation_space = observation_space()
+        self.action_space = action_space()
         self._session: Session | None = None
         self._last: RawStep | None = None
         self._rate_mbps = 0.0
@@ -215,7 +179,7 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         if self._fused is not None:
             raw = self._session.step_env(self._fused, a)  # type: ignore[attr-defined]
             observation = self._fused.obs[0].copy()
-            terms = dict(zip(TERMS, self._fused.terms[0].tolist(), strict=True))
+            terms = dict(zip(REWARD_TERMS, self._fused.terms[0].tolist(), strict=True))
         else:
             raw = self._session.step(self._command(a))
             terms = reward_terms(
@@ -271,10 +235,10 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         return np.array([[min(cwnd, MAX_CWND_BYTES), self._rate_mbps]])
 
     def _observe(self, raw: RawStep) -> np.ndarray:
-        vals = raw.flows[self.flow, _OBS_COLS]  # a float64 copy
-        vals[_OBS_ACKED] = vals[_OBS_ACKED] * 8e-6 / self.step_s  # acked bytes -> Mbit/s
+        vals = raw.flows[self.flow, OBS_RAW_COLUMNS]  # a float64 copy
+        vals[OBS_ACKED] = vals[OBS_ACKED] * 8e-6 / self.step_s  # acked bytes -> Mbit/s
         obs = vals.astype(np.float32)
-        np.minimum(obs, _OBS_HIGH, out=obs)
+        np.minimum(obs, OBS_HIGH, out=obs)
         return np.maximum(obs, 0.0, out=obs)
 
     def _info(self, raw: RawStep, copy: bool = True) -> dict[str, Any]:

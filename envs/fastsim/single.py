@@ -16,7 +16,18 @@ import numpy as np
 from numba import njit, prange
 
 from cellgym.fields import FLOW, SEGMENT_BYTES, UE
-from cellgym.reward import TERMS, RewardSpec
+from cellgym.reward import RewardSpec
+from envs.contract import (
+    MAX_CWND_BYTES,
+    MAX_RATE_MBPS,
+    MIN_CWND_BYTES,
+    MIN_RATE_MBPS,
+    OBS_ACKED,
+    OBS_FIELDS,
+    OBS_HIGH,
+    OBS_RAW_COLUMNS,
+    REWARD_TERMS,
+)
 from envs.fastsim.core import step_cell
 from envs.fastsim.sim import FastCellBatch
 
@@ -198,17 +209,6 @@ class EnvStepper:
         flow_ue: np.ndarray,
         reward: RewardSpec,
     ) -> None:
-        from envs.lte_cell import (
-            _OBS_ACKED,
-            _OBS_COLS,
-            _OBS_HIGH,
-            MAX_CWND_BYTES,
-            MAX_RATE_MBPS,
-            MIN_CWND_BYTES,
-            MIN_RATE_MBPS,
-            OBS_FIELDS,
-        )
-
         self.fcfg = np.zeros(N_FCFG, dtype=np.float64)
         self.fcfg[F_MAX_CHANGE] = max_change
         self.fcfg[F_STEP_S] = cells.step_ms / 1000.0
@@ -227,11 +227,11 @@ class EnvStepper:
         self.advance = np.ones(batch, dtype=np.bool_)
         self.rate = np.zeros(batch, dtype=np.float64)
         self.obs = np.zeros((batch, len(OBS_FIELDS)), dtype=np.float32)
-        self.terms = np.zeros((batch, len(TERMS)), dtype=np.float64)
+        self.terms = np.zeros((batch, len(REWARD_TERMS)), dtype=np.float64)
         self._fn = env_step_parallel if cells.parallel else env_step
         self._args = (
             self.a, self.advance, self.fcfg, self.rate, self.icfg,
-            _OBS_COLS.astype(np.int64), _OBS_ACKED, _OBS_HIGH, self.obs, self.terms,
+            OBS_RAW_COLUMNS.astype(np.int64), OBS_ACKED, OBS_HIGH, self.obs, self.terms,
             *cells.kernel_args,
         )  # fmt: skip
 

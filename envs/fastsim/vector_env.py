@@ -20,22 +20,18 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
 from gymnasium.utils.seeding import np_random
 from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from cellgym.fields import UE
-from cellgym.reward import TERMS, RewardSpec
+from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec
 from cellgym.seeding import draw_rng_run
+from envs.contract import REWARD_TERMS, action_space, agent_flow, check_env_args, observation_space
 from envs.fastsim.params import FastSimParams
 from envs.fastsim.sim import FastCellBatch
 from envs.fastsim.single import EnvStepper
-from envs.lte_cell import (
-    _OBS_HIGH,
-    ACTION_MODES,
-)
 
 
 class FastVecEnv(gym.vector.VectorEnv):
@@ -67,16 +63,8 @@ class FastVecEnv(gym.vector.VectorEnv):
         include_raw: bool = False,
     ) -> None:
         spec = ScenarioSpec.from_config(scenario or ScenarioSpec())
-        agents = spec.agent_flows
-        if len(agents) != 1:
-            raise ValueError(
-                f"scenario.flows has {len(agents)} flows with cca='agent': this environment "
-                "controls exactly one"
-            )
-        if action_mode not in ACTION_MODES:
-            raise ValueError(f"action_mode={action_mode!r}: choose one of {ACTION_MODES}")
-        if not 1.0 < max_change <= 100.0:
-            raise ValueError(f"max_change={max_change!r} is out of range: allowed (1, 100]")
+        flow = agent_flow(spec)
+        check_env_args(action_mode, max_change)
         self.spec_scenario = spec
         self.reward_spec = (
             reward if isinstance(reward, RewardSpec) else RewardSpec(**(reward or {}))
@@ -86,12 +74,10 @@ class FastVecEnv(gym.vector.VectorEnv):
         self.action_mode = action_mode
         self.max_change = float(max_change)
         self.include_raw = include_raw
-        self.flow = agents[0]
+        self.flow = flow
         self.flow_ue = np.array([f.ue for f in spec.flows])
-        self.single_observation_space = spaces.Box(
-            low=np.zeros_like(_OBS_HIGH), high=_OBS_HIGH, dtype=np.float32
-        )
-        self.single_action_space = spaces.Box(-1.0, 1.0, shape=(1,), dtype=np.float32)
+        self.single_observation_space = observation_space()
+        self.single_action_space = action_space()
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.cells = FastCellBatch(self.params, self.num_envs, parallel=parallel)
@@ -178,7 +164,7 @@ class FastVecEnv(gym.vector.VectorEnv):
         return st.obs.copy()
 
     def _terms(self) -> dict[str, np.ndarray]:
-        return {k: self._stepper.terms[:, i].copy() for i, k in enumerate(TERMS)}
+        return {k: self._stepper.terms[:, i].copy() for i, k in enumerate(REWARD_TERMS)}
 
     def _info(self, terms: dict[str, np.ndarray] | None) -> dict[str, Any]:
         info: dict[str, Any] = {

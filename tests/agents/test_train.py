@@ -27,7 +27,7 @@ from cellgym.evaluation import run_policy
 from cellgym.scenario import ScenarioSpec
 from envs.lte_cell import OBS
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ROOT / "configs"
 
 # A short episode (1 s = 50 steps) and tiny networks keep every run to seconds.

@@ -16,7 +16,7 @@ from tests.golden.tables import (
     fast_calibration_metrics,
 )
 
-DATA = Path(__file__).resolve().parent / "golden" / "data"
+DATA = Path(__file__).resolve().parent / "data"
 
 
 def _marks(case):

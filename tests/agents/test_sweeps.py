@@ -19,7 +19,7 @@ import pytest
 
 from cellgym.runs import final_rewards, find_run_dirs, load_config, load_overrides, load_seed
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "slurm-cluster.sh"
 
 # The cheapest training the config allows: fast backend, two environments, one PPO update of 128

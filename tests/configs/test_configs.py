@@ -8,7 +8,7 @@ from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec, SpecError
 from configs.schema import ALGOS, TrainConfig, register_configs, to_dict, validate_train
 
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 register_configs()
 
 

@@ -12,7 +12,7 @@ from hydra import compose, initialize_config_dir
 from agents.train import train
 
 pytestmark = pytest.mark.ns3
-CONFIGS = Path(__file__).resolve().parent.parent / "configs"
+CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 
 def _compose(overrides):

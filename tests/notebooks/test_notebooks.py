@@ -23,7 +23,7 @@ from cellgym import runs
 # the default 600 s per test, which counts fixture set-up.
 pytestmark = pytest.mark.timeout(1200)
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 NOTEBOOKS = ROOT / "notebooks"
 
 

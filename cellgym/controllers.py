@@ -1,0 +1,186 @@
+"""The controller registry: one table of every controller CellGym can run, and where it lives.
+
+A controller is either *native* (a per-ACK sender inside the simulator, chosen by name in
+``FlowSpec.cca``) or a *policy* (a per-step ``predict`` that acts through the environment, like a
+trained model). ``evaluate.py``, the periodic evaluation in training and the README's controller
+table all read this table; trained checkpoints are the one kind of controller not listed here
+(they are resolved from their run directory).
+
+Adding a controller: its files in one folder per backend (``ns3-scenarios/model/``,
+``envs/fastsim/senders/``, ``baselines/``), one ``Controller`` entry below, and its tests
+(``docs/architecture.md``).
+
+>>> CONTROLLERS["cubic"].backends
+('ns3', 'fast')
+>>> CONTROLLERS["xrc_policy"].kind
+'policy'
+>>> names(kind="native", backend="fast")
+['cubic', 'newreno', 'linuxreno', 'bbr', 'veno', 'xrc']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from cellgym.vocab import BACKENDS, NATIVE_CCAS, NS3_TCPS, SpecError
+
+#: Kinds of controller.
+KINDS: tuple[str, ...] = ("native", "policy")
+
+
+@dataclass(frozen=True)
+class Controller:
+    """One controller.
+
+    Attributes:
+        name: The name in ``controllers=[...]`` (and in ``FlowSpec.cca`` for native ones).
+        kind: ``native`` (per ACK, in the simulator) or ``policy`` (per step, through the env).
+        backends: Backends that can run it.
+        summary: One line for tables.
+        code: Where its code lives, per backend (``"ns3"``, ``"fast"``) or ``"policy"``.
+        ns3_type: ns-3 ``TypeId`` of a native sender's congestion control.
+        fast_model: The fast model's sender that runs it (itself, or the one it shares a model
+            with, as ``linuxreno`` runs as ``newreno``).
+        entry_point: ``module:Class`` of a policy.
+    """
+
+    name: str
+    kind: str
+    backends: tuple[str, ...]
+    summary: str
+    code: dict[str, str] = field(default_factory=dict)
+    ns3_type: str = ""
+    fast_model: str = ""
+    entry_point: str = ""
+
+
+_NS3_TYPES: dict[str, str] = {
+    "cubic": "TcpCubic",
+    "newreno": "TcpNewReno",
+    "linuxreno": "TcpLinuxReno",
+    "bbr": "TcpBbr",
+    "illinois": "TcpIllinois",
+    "veno": "TcpVeno",
+    "vegas": "TcpVegas",
+    "bic": "TcpBic",
+    "htcp": "TcpHtcp",
+    "hybla": "TcpHybla",
+    "highspeed": "TcpHighSpeed",
+    "scalable": "TcpScalable",
+    "westwoodplus": "TcpWestwoodPlus",
+    "yeah": "TcpYeah",
+    "lp": "TcpLp",
+    "ledbat": "TcpLedbat",
+    "dctcp": "TcpDctcp",
+}
+#: ns-3 TCPs the fast model runs, and the fast sender model each one runs as.
+_FAST_TCPS: dict[str, str] = {
+    "cubic": "cubic",
+    "newreno": "newreno",
+    "linuxreno": "newreno",  # ns-3's LinuxReno differs from NewReno only in byte counting
+    "bbr": "bbr",
+    "veno": "newreno",  # TcpVeno behaves as NewReno in ns-3 (docs/fastsim.md)
+}
+
+
+def _ns3_tcp(name: str) -> Controller:
+    fast = _FAST_TCPS.get(name, "")
+    code = {"ns3": f"ns-3 src/internet/model ({_NS3_TYPES[name]})"}
+    if fast:
+        code["fast"] = f"envs/fastsim/senders/{fast}.py"
+    return Controller(
+        name=name,
+        kind="native",
+        backends=("ns3", "fast") if fast else ("ns3",),
+        summary=f"ns-3's {_NS3_TYPES[name]}"
+        + (f" (fast backend: as `{fast}`)" if fast and fast != name else ""),
+        code=code,
+        ns3_type=f"ns3::{_NS3_TYPES[name]}",
+        fast_model=fast,
+    )
+
+
+def _registry() -> dict[str, Controller]:
+    out = {name: _ns3_tcp(name) for name in NS3_TCPS}
+    out["xrc"] = Controller(
+        name="xrc",
+        kind="native",
+        backends=("ns3", "fast"),
+        summary="XRC's sender, per ACK, with the base station's explicit feedback",
+        code={
+            "ns3": "ns3-scenarios/model/tcp-xrc.cc",
+            "fast": "envs/fastsim/senders/xrc.py",
+        },
+        ns3_type="ns3::TcpXrc",
+        fast_model="xrc",
+    )
+    out["xrc_policy"] = Controller(
+        name="xrc_policy",
+        kind="policy",
+        backends=BACKENDS,
+        summary="XRC's rules on the environment's observation, per step",
+        code={"policy": "baselines/xrc.py"},
+        entry_point="baselines.xrc:XrcPolicy",
+    )
+    out["explicit_rate"] = Controller(
+        name="explicit_rate",
+        kind="policy",
+        backends=BACKENDS,
+        summary="window = explicit rate x minimum RTT, per step",
+        code={"policy": "baselines/explicit_rate.py"},
+        entry_point="baselines.explicit_rate:ExplicitRatePolicy",
+    )
+    return out
+
+
+#: Every controller, by name.
+CONTROLLERS: dict[str, Controller] = _registry()
+assert tuple(n for n, c in CONTROLLERS.items() if c.kind == "native") == NATIVE_CCAS
+
+
+def names(kind: str | None = None, backend: str | None = None) -> list[str]:
+    """Controller names, optionally only of one kind and/or one backend."""
+    return [
+        n
+        for n, c in CONTROLLERS.items()
+        if (kind is None or c.kind == kind) and (backend is None or backend in c.backends)
+    ]
+
+
+def get(name: str, backend: str | None = None, field_name: str = "controller") -> Controller:
+    """The entry of ``name``; ``SpecError`` naming the field when unknown or unsupported."""
+    if name not in CONTROLLERS:
+        raise SpecError(
+            f"{field_name}={name!r} is not a known controller: choose one of "
+            f"{', '.join(CONTROLLERS)}, or a trained checkpoint"
+        )
+    ctl = CONTROLLERS[name]
+    if backend is not None and backend not in ctl.backends:
+        raise SpecError(
+            f"{field_name}={name!r} does not run on backend={backend!r}: on {backend} choose one "
+            f"of {', '.join(names(backend=backend))}"
+        )
+    return ctl
+
+
+def is_native(name: str) -> bool:
+    """True when ``name`` runs natively in the simulator (ns-3's TCPs, XRC's sender)."""
+    return name in CONTROLLERS and CONTROLLERS[name].kind == "native"
+
+
+def markdown_table() -> str:
+    """The README's controller table, generated from the registry."""
+    rows = [
+        "| name in `controllers=[...]` | kind | backends | summary | code |",
+        "|---|---|---|---|---|",
+    ]
+    for c in CONTROLLERS.values():
+        code = "; ".join(
+            f"{k}: `{v}`" if "/" in v and " " not in v else f"{k}: {v}" for k, v in c.code.items()
+        )
+        rows.append(f"| `{c.name}` | {c.kind} | {', '.join(c.backends)} | {c.summary} | {code} |")
+    rows.append(
+        "| a trained checkpoint (run directory, `model.zip`, `<algo>:<path>`) | policy | "
+        "ns3, fast | a `train.py` run | `agents/`, loaded by `evaluation/` |"
+    )
+    return "\n".join(rows)

@@ -1,0 +1,99 @@
+"""The environment contract: observation table, limits, action modes and reward terms, once.
+
+``LteCellEnv`` (both backends), the fast one-call step (``envs.fastsim.single``) and the fast
+``VectorEnv`` all read this module, so the observation's columns, their bounds and the action's
+limits cannot drift apart between them.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from gymnasium import spaces
+
+from cellgym.fields import FLOW, SEGMENT_BYTES
+from cellgym.reward import TERMS
+from cellgym.scenario import ScenarioSpec
+from cellgym.vocab import ACTION_MODES, SpecError, check_choice, check_max_change
+
+#: Columns of the agent's observation: (name, raw flow column it comes from, upper bound).
+#: ``delivery_rate_mbps`` is the step's acknowledged bytes turned into a rate.
+OBS_TABLE: tuple[tuple[str, str, float], ...] = (
+    ("fair_rate_mbps", "fb_rate_mbps", 1e4),
+    ("hol_delay_ms", "fb_hol_ms", 1e5),
+    ("rtt_last_ms", "rtt_last_ms", 1e5),
+    ("rtt_min_ms", "rtt_min_ms", 1e5),
+    ("rtt_mean_ms", "rtt_mean_ms", 1e5),
+    ("cwnd_bytes", "cwnd_bytes", 1e10),
+    ("bytes_in_flight", "bytes_in_flight", 1e10),
+    ("delivery_rate_mbps", "acked_bytes", 1e4),
+    ("loss_events", "loss_events", 1e6),
+    ("retx_segments", "retx_segments", 1e6),
+    ("pacing_rate_mbps", "pacing_rate_mbps", 1e4),
+)
+#: Observation column names, with their unit in the name.
+OBS_FIELDS: tuple[str, ...] = tuple(name for name, _, _ in OBS_TABLE)
+#: Observation column index by name.
+OBS: dict[str, int] = {name: i for i, name in enumerate(OBS_FIELDS)}
+#: Upper bounds of the observation (the lower bound is 0).
+OBS_HIGH: np.ndarray = np.array([high for _, _, high in OBS_TABLE], dtype=np.float32)
+#: Raw flow columns behind the observation, in its order.
+OBS_RAW_COLUMNS: np.ndarray = np.array([FLOW[raw] for _, raw, _ in OBS_TABLE])
+#: The observation column computed from acknowledged bytes (bytes -> Mbit/s over the step).
+OBS_ACKED: int = OBS["delivery_rate_mbps"]
+
+#: Limits of the window and the pacing rate that actions can set.
+MIN_CWND_BYTES = 2 * SEGMENT_BYTES
+MAX_CWND_BYTES = 1e9
+MIN_RATE_MBPS = 0.05
+MAX_RATE_MBPS = 1e4
+
+#: Reward terms in ``info`` (``cellgym.reward``).
+REWARD_TERMS: tuple[str, ...] = TERMS
+
+__all__ = [
+    "ACTION_MODES",
+    "MAX_CWND_BYTES",
+    "MAX_RATE_MBPS",
+    "MIN_CWND_BYTES",
+    "MIN_RATE_MBPS",
+    "OBS",
+    "OBS_ACKED",
+    "OBS_FIELDS",
+    "OBS_HIGH",
+    "OBS_RAW_COLUMNS",
+    "OBS_TABLE",
+    "REWARD_TERMS",
+    "action_space",
+    "agent_flow",
+    "check_env_args",
+    "observation_space",
+]
+
+
+def observation_space() -> spaces.Box:
+    """``Box(0, OBS_HIGH, (11,), float32)``."""
+    return spaces.Box(low=np.zeros_like(OBS_HIGH), high=OBS_HIGH, dtype=np.float32)
+
+
+def action_space() -> spaces.Box:
+    """``Box(-1, 1, (1,), float32)``: a relative change per step."""
+    return spaces.Box(-1.0, 1.0, shape=(1,), dtype=np.float32)
+
+
+def agent_flow(spec: ScenarioSpec) -> int:
+    """The index of the one flow a single-agent environment drives; ``SpecError`` otherwise."""
+    agents = spec.agent_flows
+    if len(agents) != 1:
+        raise SpecError(
+            f"scenario.flows has {len(agents)} flows with cca='agent': this environment "
+            "controls exactly one"
+        )
+    return agents[0]
+
+
+def check_env_args(action_mode: str, max_change: float, **_: Any) -> None:
+    """Validate the environment arguments shared by every environment class."""
+    check_choice("action_mode", action_mode, ACTION_MODES)
+    check_max_change(max_change)
