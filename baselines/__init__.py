@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from baselines.base import BaselinePolicy
-from cellgym.scenario import NATIVE_CCAS
+from cellgym.vocab import NATIVE_CCAS
 
 POLICIES: dict[str, str] = {
     "explicit_rate": "baselines.explicit_rate:ExplicitRatePolicy",

@@ -150,7 +150,7 @@ def main() -> None:
     for n_ues in (1, 2, 4, 8):
         spec = ScenarioSpec(
             name="bench", sim_time_s=LONG_S, num_ues=n_ues,
-            distances_m=[100.0 + 40.0 * u for u in range(n_ues)],
+            channel={"distances_m": [100.0 + 40.0 * u for u in range(n_ues)]},
             flows=[FlowSpec(ue=u) for u in range(n_ues)],
         )  # fmt: skip
         r1, r64 = (bench_kernel(spec, b, args.seconds / 2) for b in (1, 64))

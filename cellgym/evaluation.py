@@ -38,8 +38,9 @@ import pandas as pd
 from cellgym.fields import FLOW, UE
 from cellgym.metrics import EpisodeRecords, compute_metrics
 from cellgym.reward import RewardSpec
-from cellgym.scenario import NATIVE_CCAS, ScenarioSpec
+from cellgym.scenario import ScenarioSpec
 from cellgym.seeding import rng_run_for_seed
+from cellgym.vocab import NATIVE_CCAS
 
 log = logging.getLogger(__name__)
 

@@ -6,6 +6,9 @@ import os
 from pathlib import Path
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
+#: The Hydra configs, and the scenario configs among them.
+CONFIGS = REPO_ROOT / "configs"
+SCENARIO_CONFIGS = CONFIGS / "scenario"
 
 
 def ns3_build_dir() -> Path:

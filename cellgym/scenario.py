@@ -1,9 +1,11 @@
-"""One typed specification of a cell scenario, rendered into the ns-3 program's command line.
+"""One typed specification of a cell scenario, read by every backend.
 
-A scenario is defined once, here, and every backend reads it: the ns-3 backend renders it into
-``cellgym-lte`` arguments (``ScenarioSpec.to_ns3_args``); the fast backend reads the same fields.
-The dataclasses double as Hydra structured configs (``configs/schema.py``), so a typo or an
-out-of-range value in a config fails at start with the field's name.
+A scenario is defined once, here: the cell (``cell``: its type and bandwidth), the channel
+(``channel``: where each UE's radio conditions come from), the UEs and the flows. The ns-3 backend
+renders it into ``cellgym-lte`` arguments (``ScenarioSpec.to_ns3_args``); the fast backend reads
+the same fields. The dataclasses double as Hydra structured configs (``configs/schema.py``), so a
+typo or an out-of-range value in a config fails at start with the field's name.
+``load_scenario`` is the one way to get a scenario by config name, YAML path or mapping.
 
 >>> spec = ScenarioSpec(flows=[FlowSpec(cca="cubic"), FlowSpec(cca="agent")])
 >>> spec.agent_flows
@@ -11,6 +13,8 @@ out-of-range value in a config fails at start with the field's name.
 >>> "--flows=ue=0,cca=cubic,traffic=bulk,start=0;ue=0,cca=agent,traffic=bulk,start=0" in (
 ...     spec.to_ns3_args(seed=3))
 True
+>>> load_scenario("fluctuating").channel.mobility
+'random'
 """
 
 from __future__ import annotations
@@ -19,14 +23,16 @@ import dataclasses
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from cellgym.paths import SCENARIO_CONFIGS
 from cellgym.vocab import (
     CCAS,
+    CELL_TYPES,
+    CHANNEL_SOURCES,
     LTE_BANDWIDTHS_RBS,
     MOBILITY_MODES,
-    NATIVE_CCAS,
-    NS3_TCPS,
     TRAFFIC_TYPES,
     SpecError,
     check_choice,
@@ -34,17 +40,14 @@ from cellgym.vocab import (
 )
 
 __all__ = [
-    "CCAS",
-    "MOBILITY_MODES",
-    "NATIVE_CCAS",
-    "NS3_TCPS",
-    "TRAFFIC_TYPES",
+    "CellSpec",
+    "ChannelSpec",
     "FlowSpec",
     "ScenarioSpec",
     "SpecError",
+    "load_scenario",
+    "scenario_names",
 ]
-
-BANDWIDTHS_RBS = LTE_BANDWIDTHS_RBS
 
 
 def _check_range(name: str, value: float, low: float, high: float = math.inf) -> None:
@@ -53,6 +56,86 @@ def _check_range(name: str, value: float, low: float, high: float = math.inf) ->
 
 def _check_choice(name: str, value: Any, allowed: tuple[Any, ...]) -> None:
     check_choice(name, value, allowed)
+
+
+def _build(cls: type, data: Any, where: str) -> Any:
+    """``cls(**data)`` for a mapping, with unknown keys reported under ``where``."""
+    if isinstance(data, cls):
+        return data
+    data = dict(data)
+    known = {f.name for f in dataclasses.fields(cls)}
+    unknown = sorted(set(data) - known)
+    if unknown:
+        raise SpecError(f"{where} has unknown field(s) {unknown}: allowed {sorted(known)}")
+    return cls(**data)
+
+
+@dataclass
+class CellSpec:
+    """The cell: which radio access technology and how much bandwidth.
+
+    Attributes:
+        type: Cell type: ``lte`` (one eNB of ns-3's LTE module; fast model: LTE's 1 ms TTI and
+            3GPP TBS tables).
+        rbs: LTE bandwidth in resource blocks (25, 50, 75, 100 = 5, 10, 15, 20 MHz).
+    """
+
+    type: str = "lte"
+    rbs: int = 50
+
+    def __post_init__(self) -> None:
+        """Validate every field."""
+        self.validate("scenario.cell")
+
+    def validate(self, where: str) -> None:
+        """Raise ``SpecError`` naming ``where.<field>`` for the first invalid field."""
+        _check_choice(f"{where}.type", self.type, CELL_TYPES)
+        _check_choice(f"{where}.rbs", self.rbs, LTE_BANDWIDTHS_RBS)
+
+
+@dataclass
+class ChannelSpec:
+    """Where each UE's radio conditions come from.
+
+    Attributes:
+        source: ``distance``: each UE's distance from the base station sets its SINR through a
+            path-loss model (ns-3: Okumura-Hata in the LTE module; fast model: its fit).
+        distances_m: Initial UE distances from the base station in metres (one value applies to
+            all UEs).
+        mobility: ``static``, or ``random`` (the XRC paper's random distance changes).
+        mobility_period_s: Period of random distance changes, in seconds.
+        min_distance_m: Lower end of random distances (about 34 Mbit/s at 50 RBs).
+        max_distance_m: Upper end of random distances (about 7 Mbit/s at 50 RBs).
+    """
+
+    source: str = "distance"
+    distances_m: list[float] = field(default_factory=lambda: [100.0])
+    mobility: str = "static"
+    mobility_period_s: float = 2.0
+    min_distance_m: float = 100.0
+    max_distance_m: float = 380.0
+
+    def __post_init__(self) -> None:
+        """Validate every field."""
+        self.distances_m = [float(d) for d in self.distances_m]
+        self.validate("scenario.channel")
+
+    def validate(self, where: str, num_ues: int | None = None) -> None:
+        """Raise ``SpecError`` naming ``where.<field>`` for the first invalid field."""
+        _check_choice(f"{where}.source", self.source, CHANNEL_SOURCES)
+        if num_ues is not None and len(self.distances_m) not in (1, num_ues):
+            raise SpecError(
+                f"{where}.distances_m has {len(self.distances_m)} values: "
+                f"give 1 or num_ues={num_ues}"
+            )
+        if not self.distances_m:
+            raise SpecError(f"{where}.distances_m is empty: give 1 or num_ues values")
+        for i, d in enumerate(self.distances_m):
+            _check_range(f"{where}.distances_m[{i}]", d, 1.0, 600.0)
+        _check_choice(f"{where}.mobility", self.mobility, MOBILITY_MODES)
+        _check_range(f"{where}.mobility_period_s", self.mobility_period_s, 0.01)
+        _check_range(f"{where}.min_distance_m", self.min_distance_m, 1.0, 600.0)
+        _check_range(f"{where}.max_distance_m", self.max_distance_m, self.min_distance_m, 600.0)
 
 
 @dataclass
@@ -128,28 +211,36 @@ class FlowSpec:
         return ",".join(parts)
 
 
+#: Fields that moved from the top level into a section, for a helpful error on old configs.
+_MOVED: dict[str, str] = {
+    "rbs": "cell",
+    "distances_m": "channel",
+    "mobility": "channel",
+    "mobility_period_s": "channel",
+    "min_distance_m": "channel",
+    "max_distance_m": "channel",
+}
+
+
 def _default_flows() -> list[FlowSpec]:
     return [FlowSpec(cca="agent")]
 
 
 @dataclass
 class ScenarioSpec:
-    """An LTE cell: one eNB, EPC, UEs, and TCP downloads from remote servers.
+    """A cell scenario: one base station, its core network, UEs, and TCP downloads from servers.
 
-    Defaults follow the XRC paper's set-up: 10 MHz (50 RBs), RLC buffer of 128 MTU-sized packets,
-    a 38 ms minimum RTT (about 8 ms on the air interface, 15 ms each way between server and core).
+    Defaults follow the XRC paper's set-up: an LTE cell of 10 MHz (50 RBs), RLC buffer of 128
+    MTU-sized packets, a 38 ms minimum RTT (about 8 ms on the air interface, 15 ms each way between
+    server and core), one static UE at 100 m.
 
     Attributes:
         name: A label for reports.
         sim_time_s: Simulated duration of an episode, in seconds.
         step_ms: Environment step interval, in ms.
-        rbs: Bandwidth in resource blocks (25, 50, 75, 100 = 5, 10, 15, 20 MHz).
+        cell: The cell (``CellSpec``: type and bandwidth).
+        channel: The UEs' radio conditions (``ChannelSpec``: source, distances, mobility).
         num_ues: Number of UEs.
-        distances_m: Initial UE distances from the eNB in metres (one value applies to all UEs).
-        mobility: ``static``, or ``random`` (the XRC paper's random distance changes).
-        mobility_period_s: Period of random distance changes, in seconds.
-        min_distance_m: Lower end of random distances (about 34 Mbit/s at 50 RBs).
-        max_distance_m: Upper end of random distances (about 7 Mbit/s at 50 RBs).
         rlc_buffer_pkts: RLC transmit buffer per UE, in 1500-byte packets.
         server_delay_ms: One-way delay between each server and the core, in ms.
         bottleneck_mbps: Rate of an optional wired bottleneck before the core; 0 = none.
@@ -163,13 +254,9 @@ class ScenarioSpec:
     name: str = "lte_default"
     sim_time_s: float = 10.0
     step_ms: float = 20.0
-    rbs: int = 50
+    cell: CellSpec = field(default_factory=CellSpec)
+    channel: ChannelSpec = field(default_factory=ChannelSpec)
     num_ues: int = 1
-    distances_m: list[float] = field(default_factory=lambda: [100.0])
-    mobility: str = "static"
-    mobility_period_s: float = 2.0
-    min_distance_m: float = 100.0
-    max_distance_m: float = 380.0
     rlc_buffer_pkts: int = 128
     server_delay_ms: float = 15.0
     bottleneck_mbps: float = 0.0
@@ -179,9 +266,10 @@ class ScenarioSpec:
     flows: list[FlowSpec] = field(default_factory=_default_flows)
 
     def __post_init__(self) -> None:
-        """Convert nested mappings to ``FlowSpec`` and validate every field."""
+        """Convert nested mappings to their sections and ``FlowSpec`` and validate every field."""
+        self.cell = _build(CellSpec, self.cell, "scenario.cell")
+        self.channel = _build(ChannelSpec, self.channel, "scenario.channel")
         self.flows = [f if isinstance(f, FlowSpec) else FlowSpec(**dict(f)) for f in self.flows]
-        self.distances_m = [float(d) for d in self.distances_m]
         self.validate()
 
     def validate(self) -> None:
@@ -192,19 +280,9 @@ class ScenarioSpec:
             raise SpecError(
                 f"scenario.step_ms={self.step_ms!r} must be a whole number of ms (TTIs)"
             )
-        _check_choice("scenario.rbs", self.rbs, BANDWIDTHS_RBS)
         _check_range("scenario.num_ues", self.num_ues, 1, 256)
-        if len(self.distances_m) not in (1, self.num_ues):
-            raise SpecError(
-                f"scenario.distances_m has {len(self.distances_m)} values: "
-                f"give 1 or num_ues={self.num_ues}"
-            )
-        for i, d in enumerate(self.distances_m):
-            _check_range(f"scenario.distances_m[{i}]", d, 1.0, 600.0)
-        _check_choice("scenario.mobility", self.mobility, MOBILITY_MODES)
-        _check_range("scenario.mobility_period_s", self.mobility_period_s, 0.01)
-        _check_range("scenario.min_distance_m", self.min_distance_m, 1.0, 600.0)
-        _check_range("scenario.max_distance_m", self.max_distance_m, self.min_distance_m, 600.0)
+        self.cell.validate("scenario.cell")
+        self.channel.validate("scenario.channel", self.num_ues)
         _check_range("scenario.rlc_buffer_pkts", self.rlc_buffer_pkts, 1, 1_000_000)
         _check_range("scenario.server_delay_ms", self.server_delay_ms, 0.0, 10_000.0)
         _check_range("scenario.bottleneck_mbps", self.bottleneck_mbps, 0.0, 100_000.0)
@@ -236,6 +314,11 @@ class ScenarioSpec:
         data = dict(cfg)
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(data) - known)
+        moved = [k for k in unknown if k in _MOVED]
+        if moved:
+            raise SpecError(
+                "; ".join(f"scenario.{k} is now scenario.{_MOVED[k]}.{k}" for k in moved)
+            )
         if unknown:
             raise SpecError(f"scenario has unknown field(s) {unknown}: allowed {sorted(known)}")
         flows = []
@@ -267,9 +350,22 @@ class ScenarioSpec:
 
     def ue_distances(self) -> list[float]:
         """Initial distance of every UE, in metres."""
-        if len(self.distances_m) == 1:
-            return self.distances_m * self.num_ues
-        return list(self.distances_m)
+        distances = self.channel.distances_m
+        if len(distances) == 1:
+            return distances * self.num_ues
+        return list(distances)
+
+    def replace(self, **changes: Any) -> ScenarioSpec:
+        """A validated copy with top-level fields and/or section fields changed.
+
+        ``spec.replace(sim_time_s=5, channel={"mobility": "static"})`` changes ``sim_time_s``
+        and the channel's ``mobility``, keeping the rest.
+        """
+        for section in ("cell", "channel"):
+            value = changes.get(section)
+            if isinstance(value, Mapping):
+                changes[section] = dataclasses.replace(getattr(self, section), **value)
+        return dataclasses.replace(self, **changes)
 
     def to_ns3_args(self, seed: int) -> list[str]:
         """Render the ``cellgym-lte`` command-line arguments (without the program and port).
@@ -282,13 +378,13 @@ class ScenarioSpec:
             f"--simSeed={seed}",
             f"--simTime={self.sim_time_s:g}",
             f"--stepMs={int(self.step_ms)}",
-            f"--rbs={self.rbs}",
+            f"--rbs={self.cell.rbs}",
             f"--numUes={self.num_ues}",
-            "--distances=" + ",".join(f"{d:g}" for d in self.distances_m),
-            f"--mobility={self.mobility}",
-            f"--mobilityPeriodS={self.mobility_period_s:g}",
-            f"--minDistance={self.min_distance_m:g}",
-            f"--maxDistance={self.max_distance_m:g}",
+            "--distances=" + ",".join(f"{d:g}" for d in self.channel.distances_m),
+            f"--mobility={self.channel.mobility}",
+            f"--mobilityPeriodS={self.channel.mobility_period_s:g}",
+            f"--minDistance={self.channel.min_distance_m:g}",
+            f"--maxDistance={self.channel.max_distance_m:g}",
             f"--rlcBufferPkts={self.rlc_buffer_pkts}",
             f"--serverDelayMs={self.server_delay_ms:g}",
             f"--bottleneckMbps={self.bottleneck_mbps:g}",
@@ -297,3 +393,46 @@ class ScenarioSpec:
             f"--xrcWindowTtis={self.xrc_window_ttis}",
             "--flows=" + ";".join(f.to_token() for f in self.flows),
         ]
+
+
+def scenario_names() -> list[str]:
+    """Names of the scenario configs (``configs/scenario/**/<name>.yaml``, without suffix)."""
+    return sorted(
+        p.relative_to(SCENARIO_CONFIGS).with_suffix("").as_posix()
+        for p in SCENARIO_CONFIGS.rglob("*.yaml")
+    )
+
+
+def load_scenario(
+    name: str | Path | Mapping[str, Any] | ScenarioSpec, **overrides: Any
+) -> ScenarioSpec:
+    """A scenario by config name, YAML path, mapping or spec, with optional field overrides.
+
+    Args:
+        name: A config name (``configs/scenario/<name>.yaml``, subfolders allowed, e.g.
+            ``calibration/static_cubic``), a path to a YAML file, a mapping or a spec.
+        **overrides: Fields to change (``ScenarioSpec.replace``), e.g. ``sim_time_s=5``.
+
+    Raises:
+        SpecError: An unknown name (listing the known ones) or an invalid field.
+    """
+    if isinstance(name, ScenarioSpec):
+        spec = name
+    elif isinstance(name, Mapping):
+        spec = ScenarioSpec.from_config(name)
+    else:
+        from omegaconf import OmegaConf
+
+        path = Path(name)
+        if path.suffix not in (".yaml", ".yml"):
+            path = SCENARIO_CONFIGS / f"{name}.yaml"
+        if not path.is_file():
+            raise SpecError(
+                f"scenario={str(name)!r} is unknown: choose one of {', '.join(scenario_names())}"
+            )
+        data = OmegaConf.to_container(OmegaConf.load(path), resolve=True)
+        if not isinstance(data, dict):
+            raise SpecError(f"scenario file {path} does not hold a mapping")
+        data.pop("defaults", None)
+        spec = ScenarioSpec.from_config(data)
+    return spec.replace(**overrides) if overrides else spec

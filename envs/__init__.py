@@ -23,7 +23,7 @@ register(
         "scenario": {
             "name": "fluctuating",
             "sim_time_s": 30.0,
-            "mobility": "random",
+            "channel": {"mobility": "random"},
             "flows": [{"cca": "agent"}],
         }
     },

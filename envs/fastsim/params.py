@@ -369,9 +369,9 @@ class FastSimParams:
         """The ``P_*`` vector of cell-wide scalars."""
         s = self.spec
         p = np.zeros(P_LEN)
-        p[P_NUM_RBS] = s.rbs
-        p[P_USABLE_RBS] = usable_rbs(s.rbs)
-        p[P_RBG_SIZE] = rbg_size(s.rbs)
+        p[P_NUM_RBS] = s.cell.rbs
+        p[P_USABLE_RBS] = usable_rbs(s.cell.rbs)
+        p[P_RBG_SIZE] = rbg_size(s.cell.rbs)
         p[P_RLC_CAP_BYTES] = s.rlc_buffer_pkts * 1500
         p[P_PDU_BYTES] = PDCP_PDU_BYTES
         p[P_TB_OVERHEAD_BYTES] = self.tb_overhead_bytes
@@ -380,10 +380,10 @@ class FastSimParams:
         p[P_AIR_UL_MS] = self.air_ul_ms
         p[P_WINDOW_TTIS] = s.xrc_window_ttis
         p[P_ACTIVE_TIMEOUT_MS] = s.active_timeout_ms
-        p[P_MOBILITY] = 1.0 if s.mobility == "random" else 0.0
-        p[P_MOBILITY_PERIOD_MS] = round(s.mobility_period_s * 1000.0)
-        p[P_MIN_DISTANCE_M] = s.min_distance_m
-        p[P_MAX_DISTANCE_M] = s.max_distance_m
+        p[P_MOBILITY] = 1.0 if s.channel.mobility == "random" else 0.0
+        p[P_MOBILITY_PERIOD_MS] = round(s.channel.mobility_period_s * 1000.0)
+        p[P_MIN_DISTANCE_M] = s.channel.min_distance_m
+        p[P_MAX_DISTANCE_M] = s.channel.max_distance_m
         p[P_SCHEDULER] = SCHEDULERS.index(self.scheduler)
         p[P_HARQ_BLER] = self.harq_bler
         p[P_SIM_MS] = self.sim_ms
@@ -397,7 +397,7 @@ class FastSimParams:
         p[P_XRC_UNFAIR_RTTS] = self.xrc_unfair_rtts
         p[P_XRC_UNFAIR_ALPHA] = self.xrc_unfair_alpha
         # SINR(d) = SINR(1 km) - slope * log10(1 km / d), from the same path-loss formula.
-        p[P_SINR_AT_1KM_DB] = sinr_db(1000.0, self.enb_power_dbm, s.rbs, self.noise_figure_db)
+        p[P_SINR_AT_1KM_DB] = sinr_db(1000.0, self.enb_power_dbm, s.cell.rbs, self.noise_figure_db)
         p[P_SINR_SLOPE_DB] = 44.9 - 6.55 * math.log10(30.0)
         p[P_ATTACH_MS] = self.attach_ms
         p[P_START_JITTER_MS] = self.start_jitter_ms
@@ -437,7 +437,7 @@ class FastSimParams:
 
     def tbs_table(self) -> np.ndarray:
         """``[29, rbs + 1]`` transport block bytes by MCS and RB count (column 0 is 0)."""
-        n = self.spec.rbs
+        n = self.spec.cell.rbs
         t = np.zeros((29, n + 1))
         for mcs in range(29):
             for nprb in range(1, n + 1):

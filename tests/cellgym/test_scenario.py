@@ -1,6 +1,6 @@
 import pytest
 
-from cellgym.scenario import FlowSpec, ScenarioSpec, SpecError
+from cellgym.scenario import FlowSpec, ScenarioSpec, SpecError, load_scenario, scenario_names
 
 
 def test_defaults_render_the_contract_arguments():
@@ -37,13 +37,18 @@ def test_flow_tokens_carry_every_set_option():
 @pytest.mark.parametrize(
     ("cfg", "field"),
     [
-        ({"rbs": 42}, "scenario.rbs"),
+        ({"cell": {"rbs": 42}}, "scenario.cell.rbs"),
+        ({"cell": {"type": "wifi"}}, "scenario.cell.type"),
+        ({"cell": {"numerology": 1}}, "scenario.cell has unknown field"),
+        ({"channel": {"source": "trace"}}, "scenario.channel.source"),
+        ({"rbs": 25}, "scenario.rbs is now scenario.cell.rbs"),
+        ({"mobility": "random"}, "scenario.mobility is now scenario.channel.mobility"),
         ({"num_ues": 0}, "scenario.num_ues"),
         ({"step_ms": 0.5}, "scenario.step_ms"),
         ({"step_ms": 20.5}, "scenario.step_ms"),
-        ({"mobility": "walk"}, "scenario.mobility"),
-        ({"distances_m": [100, 200]}, "scenario.distances_m"),
-        ({"max_distance_m": 50}, "scenario.max_distance_m"),
+        ({"channel": {"mobility": "walk"}}, "scenario.channel.mobility"),
+        ({"channel": {"distances_m": [100, 200]}}, "scenario.channel.distances_m"),
+        ({"channel": {"max_distance_m": 50}}, "scenario.channel.max_distance_m"),
         ({"flows": [{"cca": "quic"}]}, "scenario.flows[0].cca"),
         ({"flows": [{"ue": 3}]}, "scenario.flows[0].ue"),
         ({"flows": [{"traffic": "short"}]}, "scenario.flows[0].size_bytes"),
@@ -64,7 +69,7 @@ def test_out_of_range_message_gives_the_allowed_range():
     ):
         ScenarioSpec(rlc_buffer_pkts=0)
     with pytest.raises(SpecError, match="choose one of 25, 50, 75, 100"):
-        ScenarioSpec(rbs=10)
+        ScenarioSpec(cell={"rbs": 10})
 
 
 def test_seed_must_be_a_valid_rng_run():
@@ -73,7 +78,39 @@ def test_seed_must_be_a_valid_rng_run():
 
 
 def test_per_ue_distances():
-    spec = ScenarioSpec(num_ues=3, distances_m=[100, 200, 300], flows=[FlowSpec(ue=2)])
+    spec = ScenarioSpec(num_ues=3, channel={"distances_m": [100, 200, 300]}, flows=[FlowSpec(ue=2)])
     assert spec.ue_distances() == [100.0, 200.0, 300.0]
     assert "--distances=100,200,300" in spec.to_ns3_args(1)
     assert ScenarioSpec(num_ues=2).ue_distances() == [100.0, 100.0]
+
+
+def test_sections_default_to_the_lte_cell_and_distance_channel():
+    spec = ScenarioSpec()
+    assert (spec.cell.type, spec.cell.rbs) == ("lte", 50)
+    assert (spec.channel.source, spec.channel.mobility) == ("distance", "static")
+    assert spec.ue_distances() == [100.0]
+
+
+def test_replace_changes_section_fields_and_validates():
+    spec = ScenarioSpec().replace(sim_time_s=5.0, channel={"mobility": "random"})
+    assert spec.sim_time_s == 5.0 and spec.channel.mobility == "random"
+    assert spec.channel.max_distance_m == 380.0
+    with pytest.raises(SpecError, match="scenario.channel.mobility"):
+        spec.replace(channel={"mobility": "teleport"})
+
+
+def test_load_scenario_by_name_path_mapping_and_overrides(tmp_path):
+    assert load_scenario("vs_cubic").name == "vs_cubic"
+    cal = load_scenario("calibration/four_ues", sim_time_s=3.0)
+    assert cal.num_ues == 4 and cal.sim_time_s == 3.0
+    path = tmp_path / "mine.yaml"
+    path.write_text("name: mine\ncell: {rbs: 25}\nflows: [{cca: bbr}]\n")
+    assert load_scenario(path).cell.rbs == 25
+    assert load_scenario({"name": "m"}).name == "m"
+    with pytest.raises(SpecError, match="choose one of .*calibration/static_cubic"):
+        load_scenario("no_such_scenario")
+
+
+@pytest.mark.parametrize("name", scenario_names())
+def test_every_scenario_config_loads(name):
+    assert load_scenario(name).flows

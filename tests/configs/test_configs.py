@@ -26,7 +26,9 @@ def test_every_scenario_option_builds(scenario):
 
 
 def test_overrides_reach_the_spec():
-    cfg = _compose(["scenario.num_ues=3", "scenario.distances_m=[100,200,300]", "reward.w_delay=2"])
+    cfg = _compose(
+        ["scenario.num_ues=3", "scenario.channel.distances_m=[100,200,300]", "reward.w_delay=2"]
+    )
     assert ScenarioSpec.from_config(cfg.scenario).num_ues == 3
     assert RewardSpec(**to_dict(cfg.reward)).w_delay == 2
 
@@ -38,12 +40,12 @@ def test_typo_fails_with_the_field_name():
 
 def test_wrong_type_fails_with_the_field_name():
     with pytest.raises(Exception, match="rbs"):
-        _compose(["scenario.rbs=many"])
+        _compose(["scenario.cell.rbs=many"])
 
 
 def test_out_of_range_fails_with_the_field_name():
-    cfg = _compose(["scenario.rbs=42"])
-    with pytest.raises(SpecError, match="scenario.rbs=42"):
+    cfg = _compose(["scenario.cell.rbs=42"])
+    with pytest.raises(SpecError, match="scenario.cell.rbs=42"):
         ScenarioSpec.from_config(cfg.scenario)
 
 
@@ -148,7 +150,7 @@ def test_train_typo_or_wrong_type_fails_at_composition_naming_the_field(override
         ("seed=-1", r"seed=-1 is out of range"),
         ("eval_seeds=[]", "eval_seeds is empty"),
         ("reward.w_delay=-1", r"reward.w_delay=-1.0: allowed \[0, inf\)"),
-        ("scenario.rbs=42", "scenario.rbs=42 is not allowed"),
+        ("scenario.cell.rbs=42", "scenario.cell.rbs=42 is not allowed"),
     ],
 )
 def test_train_out_of_range_value_fails_at_start_naming_the_field(override, message, tmp_path):

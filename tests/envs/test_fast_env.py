@@ -14,8 +14,7 @@ SCENARIOS = {
     "shared": {
         "sim_time_s": 3.0,
         "num_ues": 2,
-        "mobility": "random",
-        "mobility_period_s": 0.5,
+        "channel": {"mobility": "random", "mobility_period_s": 0.5},
         "flows": [
             {"cca": "cubic", "ue": 0},
             {"cca": "agent", "ue": 0},

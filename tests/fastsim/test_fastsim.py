@@ -98,7 +98,11 @@ def test_session_contract_shapes():
 
 # -- determinism ---------------------------------------------------------------------------------
 def test_same_seed_same_trajectory_and_batch_equals_single():
-    sc = {"flows": [{"cca": "cubic"}, {"cca": "agent"}], "mobility": "random", "sim_time_s": 1.0}
+    sc = {
+        "flows": [{"cca": "cubic"}, {"cca": "agent"}],
+        "channel": {"mobility": "random"},
+        "sim_time_s": 1.0,
+    }
     actions = np.random.default_rng(0).uniform(-1, 1, (70, 4, 1))
 
     def single(seed: int) -> list[np.ndarray]:
@@ -127,7 +131,9 @@ def test_same_seed_same_trajectory_and_batch_equals_single():
 
 
 def test_parallel_batch_equals_serial():
-    params = FastSimParams.from_spec(ScenarioSpec(mobility="random", flows=[FlowSpec()]))
+    params = FastSimParams.from_spec(
+        ScenarioSpec(channel={"mobility": "random"}, flows=[FlowSpec()])
+    )
     a = FastCellBatch(params, 8, parallel=False)
     b = FastCellBatch(params, 8, parallel=True)
     a.reset(np.arange(8))
@@ -213,7 +219,9 @@ def test_min_rtt_and_feedback():
 
 
 def test_fluctuating_distance_changes_capacity_and_xrc_keeps_hol_low():
-    spec = ScenarioSpec(sim_time_s=20.0, mobility="random", flows=[FlowSpec(cca="xrc")])
+    spec = ScenarioSpec(
+        sim_time_s=20.0, channel={"mobility": "random"}, flows=[FlowSpec(cca="xrc")]
+    )
     rec = records(spec, seed=2)
     caps = np.stack(rec.ues)[1:, 0, UE["capacity_mbps"]]
     assert caps.max() - caps.min() > 5

@@ -32,9 +32,7 @@ MULTI_UE = {
     "name": "g_multi_ue",
     "sim_time_s": SIM_S,
     "num_ues": 3,
-    "distances_m": [120.0, 250.0, 330.0],
-    "mobility": "random",
-    "mobility_period_s": 0.5,
+    "channel": {"distances_m": [120.0, 250.0, 330.0], "mobility": "random", "mobility_period_s": 0.5},
     "flows": [
         {"ue": 0, "cca": "agent"},
         {"ue": 1, "cca": "newreno"},
@@ -63,8 +61,7 @@ NATIVE_MIX = {
 NATIVE_XRC_FLUCT = {
     "name": "g_xrc_fluct",
     "sim_time_s": SIM_S,
-    "mobility": "random",
-    "mobility_period_s": 0.4,
+    "channel": {"mobility": "random", "mobility_period_s": 0.4},
     "rlc_buffer_pkts": 64,
     "flows": [{"cca": "xrc"}, {"cca": "xrc", "start_s": 0.5}],
 }

@@ -50,6 +50,7 @@ def calibration_runs() -> list[dict]:
 def fast_calibration_metrics(scenario: str, seed: int, sim_time_s: float) -> dict:
     """Rerun one calibration scenario on the fast backend; its per-run metrics."""
     from cellgym.experiments import calibrate
+    from cellgym.scenario import load_scenario
 
-    spec = calibrate.scenario(scenario, sim_time_s)
+    spec = load_scenario(f"calibration/{scenario}", sim_time_s=sim_time_s)
     return calibrate.run_metrics(calibrate.run_fast(spec, seed, None))
