@@ -91,7 +91,7 @@ def _ns3_tcp(name: str) -> Controller:
     return Controller(
         name=name,
         kind="native",
-        backends=("ns3", "fast") if fast else ("ns3",),
+        backends=BACKENDS if fast else ("ns3",),
         summary=f"ns-3's {_NS3_TYPES[name]}"
         + (f" (fast backend: as `{fast}`)" if fast and fast != name else ""),
         code=code,
@@ -105,7 +105,7 @@ def _registry() -> dict[str, Controller]:
     out["xrc"] = Controller(
         name="xrc",
         kind="native",
-        backends=("ns3", "fast"),
+        backends=BACKENDS,
         summary="XRC's sender, per ACK, with the base station's explicit feedback",
         code={
             "ns3": "ns3-scenarios/model/tcp-xrc.cc",

@@ -50,6 +50,10 @@ __all__ = [
 ]
 
 
+#: The ns-3 scenario program of each cell type.
+NS3_PROGRAMS: dict[str, str] = {"lte": "cellgym-lte"}
+
+
 def _check_range(name: str, value: float, low: float, high: float = math.inf) -> None:
     check_range(name, value, low, high)
 
@@ -92,6 +96,15 @@ class CellSpec:
         _check_choice(f"{where}.type", self.type, CELL_TYPES)
         _check_choice(f"{where}.rbs", self.rbs, LTE_BANDWIDTHS_RBS)
 
+    @property
+    def ns3_program(self) -> str:
+        """The ns-3 scenario program (``ns3-scenarios/examples/``) that builds this cell type."""
+        return NS3_PROGRAMS[self.type]
+
+    def ns3_args(self) -> list[str]:
+        """This section's arguments of the scenario program."""
+        return [f"--rbs={self.rbs}"]
+
 
 @dataclass
 class ChannelSpec:
@@ -119,6 +132,16 @@ class ChannelSpec:
         """Validate every field."""
         self.distances_m = [float(d) for d in self.distances_m]
         self.validate("scenario.channel")
+
+    def ns3_args(self) -> list[str]:
+        """This section's arguments of the scenario program."""
+        return [
+            "--distances=" + ",".join(f"{d:g}" for d in self.distances_m),
+            f"--mobility={self.mobility}",
+            f"--mobilityPeriodS={self.mobility_period_s:g}",
+            f"--minDistance={self.min_distance_m:g}",
+            f"--maxDistance={self.max_distance_m:g}",
+        ]
 
     def validate(self, where: str, num_ues: int | None = None) -> None:
         """Raise ``SpecError`` naming ``where.<field>`` for the first invalid field."""
@@ -368,7 +391,10 @@ class ScenarioSpec:
         return dataclasses.replace(self, **changes)
 
     def to_ns3_args(self, seed: int) -> list[str]:
-        """Render the ``cellgym-lte`` command-line arguments (without the program and port).
+        """Render the scenario program's arguments (without the program and port).
+
+        The program is ``self.cell.ns3_program``; the cell and channel sections render their
+        own arguments.
 
         Args:
             seed: ns-3 ``RngRun`` (>= 1).
@@ -378,13 +404,9 @@ class ScenarioSpec:
             f"--simSeed={seed}",
             f"--simTime={self.sim_time_s:g}",
             f"--stepMs={int(self.step_ms)}",
-            f"--rbs={self.cell.rbs}",
+            *self.cell.ns3_args(),
             f"--numUes={self.num_ues}",
-            "--distances=" + ",".join(f"{d:g}" for d in self.channel.distances_m),
-            f"--mobility={self.channel.mobility}",
-            f"--mobilityPeriodS={self.channel.mobility_period_s:g}",
-            f"--minDistance={self.channel.min_distance_m:g}",
-            f"--maxDistance={self.channel.max_distance_m:g}",
+            *self.channel.ns3_args(),
             f"--rlcBufferPkts={self.rlc_buffer_pkts}",
             f"--serverDelayMs={self.server_delay_ms:g}",
             f"--bottleneckMbps={self.bottleneck_mbps:g}",

@@ -1,4 +1,4 @@
-"""The ns-3 backend: one ``cellgym-lte`` process per episode, reached through the bridge."""
+"""The ns-3 backend: one scenario process per episode (``cellgym-lte``), through the bridge."""
 
 from __future__ import annotations
 
@@ -22,7 +22,8 @@ class Ns3Session:
         spec: The scenario.
         seed: ns-3 ``RngRun`` (>= 1).
         timeout_s: Longest wait for one simulator step.
-        program: The scenario executable (default: the CMake build's ``cellgym-lte``).
+        program: The scenario executable (default: the CMake build's program of the cell type,
+            ``spec.cell.ns3_program``).
     """
 
     def __init__(
@@ -31,7 +32,7 @@ class Ns3Session:
         self.spec = spec
         self.seed = seed
         self.args = spec.to_ns3_args(seed)
-        self.program = program or ns3_program()
+        self.program = program or ns3_program(spec.cell.ns3_program)
         self.timeout_s = timeout_s
         self._bridge: Ns3Bridge | None = None
         self._n_agents = len(spec.agent_flows)

@@ -12,6 +12,9 @@ from typing import Protocol
 import numpy as np
 
 from cellgym.scenario import ScenarioSpec
+from cellgym.vocab import BACKENDS, check_choice
+
+__all__ = ["BACKENDS", "RawStep", "Session", "open_session"]
 
 
 @dataclass
@@ -47,9 +50,6 @@ class Session(Protocol):
         ...
 
 
-BACKENDS: tuple[str, ...] = ("ns3", "fast")
-
-
 def open_session(
     spec: ScenarioSpec, seed: int, backend: str = "ns3", timeout_s: float = 60.0
 ) -> Session:
@@ -62,4 +62,5 @@ def open_session(
         from envs.fastsim.session import FastSession
 
         return FastSession(spec, seed)
-    raise ValueError(f"backend={backend!r} is not available: choose one of {', '.join(BACKENDS)}")
+    check_choice("backend", backend, BACKENDS)
+    raise AssertionError(f"backend {backend!r} is in BACKENDS but has no session")
