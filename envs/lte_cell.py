@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import gymnasium as gym
 import numpy as np
@@ -30,9 +30,6 @@ from envs.contract import (
     observation_space,
 )
 from envs.session import RawStep, Session, open_session
-
-if TYPE_CHECKING:
-    from envs.fastsim.single import EnvStepper
 
 __all__ = ["LteCellEnv", "OBS", "OBS_FIELDS"]
 
@@ -147,7 +144,7 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         # The fast backend runs a whole step (action, kernel, observation, reward) in one compiled
         # call with the same arithmetic (envs.fastsim.single); False forces the Python path.
         self.fused_step = backend == "fast"
-        self._fused: EnvStepper | None = None
+        self._fused: Any = None
 
     # -- Gymnasium API -------------------------------------------------------------------------
     def reset(
@@ -205,12 +202,12 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
             self._session.close()
             self._session = None
 
-    def _make_stepper(self) -> EnvStepper:
-        """The fast backend's one-call step on the session's cell (``FastSession.step_env``)."""
-        from envs.fastsim.single import EnvStepper
-
-        return EnvStepper(
-            self._session.cell,  # type: ignore[union-attr]
+    def _make_stepper(self) -> Any:
+        """The backend's one-call step, where it has one (the fast backend: ``fused_stepper``)."""
+        make = getattr(self._session, "fused_stepper", None)
+        if make is None:
+            return None
+        return make(
             action_mode=self.action_mode,
             max_change=self.max_change,
             flow=self.flow,

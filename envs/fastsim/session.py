@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec
 from envs.fastsim.params import FastSimParams
 from envs.fastsim.sim import FastCellBatch
@@ -62,6 +63,25 @@ class FastSession:
         if self._cell is None:
             raise RuntimeError("call start() first")
         return self._cell
+
+    def fused_stepper(
+        self,
+        *,
+        action_mode: str,
+        max_change: float,
+        flow: int,
+        flow_ue: np.ndarray,
+        reward: RewardSpec,
+    ) -> EnvStepper:
+        """A one-call environment step on the running cell (for ``step_env``)."""
+        return EnvStepper(
+            self.cell,
+            action_mode=action_mode,
+            max_change=max_change,
+            flow=flow,
+            flow_ue=flow_ue,
+            reward=reward,
+        )
 
     def step_env(self, stepper: EnvStepper, a: float) -> RawStep:
         """One ``LteCellEnv`` step in one compiled call (``envs.fastsim.single``).
