@@ -36,6 +36,7 @@ from cellgym.vocab import (
     TRAFFIC_TYPES,
     SpecError,
     check_choice,
+    check_field_types,
     check_range,
 )
 
@@ -93,6 +94,7 @@ class CellSpec:
 
     def validate(self, where: str) -> None:
         """Raise ``SpecError`` naming ``where.<field>`` for the first invalid field."""
+        check_field_types(self, where)
         _check_choice(f"{where}.type", self.type, CELL_TYPES)
         _check_choice(f"{where}.rbs", self.rbs, LTE_BANDWIDTHS_RBS)
 
@@ -130,6 +132,7 @@ class ChannelSpec:
 
     def __post_init__(self) -> None:
         """Validate every field."""
+        check_field_types(self, "scenario.channel")
         self.distances_m = [float(d) for d in self.distances_m]
         self.validate("scenario.channel")
 
@@ -145,6 +148,7 @@ class ChannelSpec:
 
     def validate(self, where: str, num_ues: int | None = None) -> None:
         """Raise ``SpecError`` naming ``where.<field>`` for the first invalid field."""
+        check_field_types(self, where)
         _check_choice(f"{where}.source", self.source, CHANNEL_SOURCES)
         if num_ues is not None and len(self.distances_m) not in (1, num_ues):
             raise SpecError(
@@ -201,6 +205,7 @@ class FlowSpec:
 
     def validate(self, where: str) -> None:
         """Raise ``SpecError`` naming ``where.<field>`` for the first invalid field."""
+        check_field_types(self, where)
         _check_range(f"{where}.ue", self.ue, 0)
         _check_choice(f"{where}.cca", self.cca, CCAS)
         _check_choice(f"{where}.traffic", self.traffic, TRAFFIC_TYPES)
@@ -290,6 +295,14 @@ class ScenarioSpec:
 
     def __post_init__(self) -> None:
         """Convert nested mappings to their sections and ``FlowSpec`` and validate every field."""
+        for name, value in (("cell", self.cell), ("channel", self.channel)):
+            if not isinstance(value, Mapping | CellSpec | ChannelSpec):
+                raise SpecError(f"scenario.{name}={value!r} is not a mapping: give its fields")
+        if not isinstance(self.flows, list | tuple):
+            raise SpecError(f"scenario.flows={self.flows!r} is not a list: give a list of flows")
+        for i, f in enumerate(self.flows):
+            if not isinstance(f, Mapping | FlowSpec):
+                raise SpecError(f"scenario.flows[{i}]={f!r} is not a mapping: give its fields")
         self.cell = _build(CellSpec, self.cell, "scenario.cell")
         self.channel = _build(ChannelSpec, self.channel, "scenario.channel")
         self.flows = [f if isinstance(f, FlowSpec) else FlowSpec(**dict(f)) for f in self.flows]
@@ -297,6 +310,7 @@ class ScenarioSpec:
 
     def validate(self) -> None:
         """Raise ``SpecError`` naming ``scenario.<field>`` for the first invalid field."""
+        check_field_types(self, "scenario")
         _check_range("scenario.sim_time_s", self.sim_time_s, 0.001, 1e6)
         _check_range("scenario.step_ms", self.step_ms, 1.0, 10_000.0)
         if self.step_ms != int(self.step_ms):
@@ -323,10 +337,15 @@ class ScenarioSpec:
                 )
 
     @classmethod
-    def from_config(cls, cfg: Mapping[str, Any] | ScenarioSpec) -> ScenarioSpec:
-        """Build from a mapping (a Hydra/OmegaConf node or a dict); unknown keys are errors."""
+    def from_config(cls, cfg: Mapping[str, Any] | ScenarioSpec | str | Path) -> ScenarioSpec:
+        """Build from a mapping (a Hydra/OmegaConf node or a dict); unknown keys are errors.
+
+        A string or path is a scenario config name or file (``load_scenario``).
+        """
         if isinstance(cfg, ScenarioSpec):
             return cfg
+        if isinstance(cfg, str | Path):
+            return load_scenario(cfg)
         try:
             from omegaconf import DictConfig, OmegaConf
 
@@ -334,6 +353,11 @@ class ScenarioSpec:
                 cfg = OmegaConf.to_container(cfg, resolve=True)  # type: ignore[assignment]
         except ImportError:  # pragma: no cover - omegaconf is a dependency
             pass
+        if not isinstance(cfg, Mapping):
+            raise SpecError(
+                f"scenario={cfg!r} is a {type(cfg).__name__}: give a mapping of its fields, a "
+                "ScenarioSpec or a config name"
+            )
         data = dict(cfg)
         known = {f.name for f in dataclasses.fields(cls)}
         unknown = sorted(set(data) - known)
@@ -346,7 +370,15 @@ class ScenarioSpec:
             raise SpecError(f"scenario has unknown field(s) {unknown}: allowed {sorted(known)}")
         flows = []
         flow_known = {f.name for f in dataclasses.fields(FlowSpec)}
-        for i, f in enumerate(data.get("flows", [])):
+        raw_flows = data.get("flows", [])
+        if not isinstance(raw_flows, list | tuple):
+            raise SpecError(f"scenario.flows={raw_flows!r} is not a list: give a list of flows")
+        for i, f in enumerate(raw_flows):
+            if not isinstance(f, Mapping | FlowSpec):
+                raise SpecError(f"scenario.flows[{i}]={f!r} is not a mapping: give its fields")
+            if isinstance(f, FlowSpec):
+                flows.append(f)
+                continue
             f = dict(f)
             bad = sorted(set(f) - flow_known)
             if bad:

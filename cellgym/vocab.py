@@ -14,7 +14,9 @@ cellgym.vocab.SpecError: backend='gpu' is not allowed: choose one of ns3, fast
 
 from __future__ import annotations
 
+import dataclasses
 import math
+import numbers
 from typing import Any
 
 #: Simulator backends: ns-3 through the bridge, and the compiled fast model.
@@ -109,3 +111,52 @@ def check_choice(name: str, value: Any, allowed: tuple[Any, ...]) -> None:
 def check_max_change(value: float, name: str = "max_change") -> None:
     """The one range check of ``max_change``: (1, 100]."""
     check_above(name, value, *MAX_CHANGE_RANGE)
+
+
+_TYPE_WORDS = {"int": "an integer", "float": "a number", "str": "a string", "bool": "true or false"}
+_PLURAL_WORDS = {"int": "integers", "float": "numbers", "str": "strings", "bool": "booleans"}
+
+
+def _type_ok(value: Any, kind: str) -> bool:
+    if kind == "bool":
+        return isinstance(value, bool)
+    if isinstance(value, bool):
+        return False
+    if kind == "int":
+        return isinstance(value, numbers.Integral)
+    if kind == "float":
+        return isinstance(value, numbers.Real)
+    if kind == "str":
+        return isinstance(value, str)
+    return True  # nested specs and other types check themselves
+
+
+def check_type(name: str, value: Any, annotation: str) -> None:
+    """Raise ``SpecError`` unless ``value`` fits ``annotation``.
+
+    Annotations: ``int``, ``float``, ``str``, ``bool``, ``list[...]`` of those, each with an
+    optional ``| None``. Integers are accepted for floats; booleans are never numbers; numeric
+    strings are not numbers.
+    """
+    kind = annotation.replace(" ", "")
+    if kind.endswith("|None"):
+        if value is None:
+            return
+        kind = kind[: -len("|None")]
+    if kind.startswith("list[") and kind.endswith("]"):
+        inner = kind[5:-1]
+        if not isinstance(value, list | tuple):
+            word = _PLURAL_WORDS.get(inner, inner)
+            raise SpecError(f"{name}={value!r} is not a list: give a list of {word}")
+        for i, item in enumerate(value):
+            check_type(f"{name}[{i}]", item, inner)
+        return
+    if not _type_ok(value, kind):
+        word = _TYPE_WORDS.get(kind, kind)
+        raise SpecError(f"{name}={value!r} is a {type(value).__name__}: give {word}")
+
+
+def check_field_types(obj: Any, where: str) -> None:
+    """``check_type`` on every field of the dataclass ``obj``, named ``where.<field>``."""
+    for f in dataclasses.fields(obj):
+        check_type(f"{where}.{f.name}", getattr(obj, f.name), str(f.type))

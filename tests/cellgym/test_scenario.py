@@ -114,3 +114,31 @@ def test_load_scenario_by_name_path_mapping_and_overrides(tmp_path):
 @pytest.mark.parametrize("name", scenario_names())
 def test_every_scenario_config_loads(name):
     assert load_scenario(name).flows
+
+
+@pytest.mark.parametrize(
+    ("cfg", "message"),
+    [
+        ({"sim_time_s": "10"}, "scenario.sim_time_s='10' is a str: give a number"),
+        ({"num_ues": "2"}, "scenario.num_ues='2' is a str: give an integer"),
+        ({"num_ues": 2.5}, "scenario.num_ues=2.5 is a float: give an integer"),
+        ({"cell": {"rbs": 50.0}}, "scenario.cell.rbs=50.0 is a float: give an integer"),
+        ({"rlc_buffer_pkts": 1.5}, "scenario.rlc_buffer_pkts=1.5 is a float"),
+        ({"sim_time_s": True}, "scenario.sim_time_s=True is a bool"),
+        ({"channel": {"distances_m": 100}}, "scenario.channel.distances_m=100 is not a list"),
+        ({"channel": {"distances_m": ["100"]}}, r"scenario.channel.distances_m\[0\]='100'"),
+        ({"flows": [{"ue": True}]}, r"scenario.flows\[0\].ue=True is a bool"),
+        ({"flows": "cubic"}, "scenario.flows='cubic' is not a list"),
+        ({"flows": [3]}, r"scenario.flows\[0\]=3 is not a mapping"),
+        ({"cell": 5}, "scenario.cell=5 is not a mapping"),
+    ],
+)
+def test_wrong_types_name_the_field(cfg, message):
+    with pytest.raises(SpecError, match=message):
+        ScenarioSpec.from_config(cfg)
+
+
+def test_a_scenario_given_as_a_name_or_of_the_wrong_kind():
+    assert ScenarioSpec.from_config("vs_cubic").name == "vs_cubic"
+    with pytest.raises(SpecError, match="scenario=5 is a int: give a mapping"):
+        ScenarioSpec.from_config(5)
