@@ -13,6 +13,7 @@ import math
 import numpy as np
 
 from baselines.base import BaselinePolicy
+from cellgym.vocab import check_above, check_max_change
 from envs.contract import OBS
 
 
@@ -27,10 +28,8 @@ class ExplicitRatePolicy(BaselinePolicy):
     name = "explicit_rate"
 
     def __init__(self, max_change: float = 2.0, gain: float = 1.0) -> None:
-        if not max_change > 1:
-            raise ValueError(f"max_change={max_change!r} is out of range: allowed (1, inf)")
-        if not gain > 0:
-            raise ValueError(f"gain={gain!r} is out of range: allowed (0, inf)")
+        check_max_change(max_change)
+        check_above("gain", gain, 0.0)
         self.max_change = max_change
         self.gain = gain
 

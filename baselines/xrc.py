@@ -31,6 +31,7 @@ import numpy as np
 
 from baselines.base import BaselinePolicy
 from cellgym.fields import SEGMENT_BYTES
+from cellgym.vocab import check_above, check_max_change, check_range
 from envs.contract import OBS
 
 
@@ -57,17 +58,15 @@ class XrcPolicy(BaselinePolicy):
         unfair_rtts: int = 10,
         unfair_alpha: float = 20.0,
     ) -> None:
-        for name, value, low in (
-            ("max_change", max_change, 1.0),
-            ("step_ms", step_ms, 0.0),
-            ("budget_ms", budget_ms, 0.0),
-            ("ramp_rtts", ramp_rtts, 0.0),
-            ("unfair_alpha", unfair_alpha, 0.0),
+        check_max_change(max_change)
+        for name, value in (
+            ("step_ms", step_ms),
+            ("budget_ms", budget_ms),
+            ("ramp_rtts", ramp_rtts),
+            ("unfair_alpha", unfair_alpha),
         ):
-            if not value > low:
-                raise ValueError(f"{name}={value!r} is out of range: allowed ({low:g}, inf)")
-        if unfair_rtts < 1:
-            raise ValueError(f"unfair_rtts={unfair_rtts!r} is out of range: allowed [1, inf)")
+            check_above(name, value, 0.0)
+        check_range("unfair_rtts", unfair_rtts, 1)
         self.max_change = max_change
         self.step_ms = step_ms
         self.budget_ms = budget_ms
