@@ -8,7 +8,10 @@ users complain about:
 - every receive is bounded: a dead simulator raises ``SimulatorError`` with its exit code and the
   tail of its stderr; a silent one raises ``SimulatorTimeout`` and is killed;
 - ``close()``, garbage collection and the death of the Python parent (``PR_SET_PDEATHSIG``) all end
-  the ns-3 process, so none is orphaned;
+  the ns-3 process, so none is orphaned; the process is started from one long-lived thread per
+  Python process, because the kernel sends the parent-death signal when the *thread* that forked
+  the child exits: an environment made in a short-lived thread (a pool, an async framework) keeps
+  its simulator;
 - it binds only to loopback, on a port the OS picks, so many bridges run at once.
 
 Message names and field numbers are ns3-gym's (package ``ns3opengym``), so ns3-gym's own scenarios
@@ -21,9 +24,11 @@ import ctypes
 import json
 import logging
 import os
+import queue
 import signal
 import subprocess
 import tempfile
+import threading
 import time
 import weakref
 from collections.abc import Sequence
@@ -165,6 +170,46 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child between 
         pass
 
 
+class _Spawner:
+    """Starts processes from one daemon thread that lives as long as the Python process.
+
+    ``PR_SET_PDEATHSIG`` fires when the thread that forked the child ends, not the process: a
+    simulator started directly from a worker thread would be killed when that thread exits. A
+    forked Python child gets its own spawner (the thread does not survive ``fork``).
+    """
+
+    _lock = threading.Lock()
+    _pid: int | None = None
+    _jobs: queue.SimpleQueue[tuple[dict[str, Any], queue.SimpleQueue[Any]]]
+
+    @classmethod
+    def popen(cls, **kwargs: Any) -> subprocess.Popen[bytes]:
+        """``subprocess.Popen(**kwargs)``, forked from the spawner thread."""
+        with cls._lock:
+            if cls._pid != os.getpid():
+                cls._jobs = queue.SimpleQueue()
+                threading.Thread(
+                    target=cls._serve, args=(cls._jobs,), name="cellgym-spawner", daemon=True
+                ).start()
+                cls._pid = os.getpid()
+            jobs = cls._jobs
+        reply: queue.SimpleQueue[Any] = queue.SimpleQueue()
+        jobs.put((kwargs, reply))
+        result = reply.get()
+        if isinstance(result, BaseException):
+            raise result
+        return result
+
+    @staticmethod
+    def _serve(jobs: queue.SimpleQueue[tuple[dict[str, Any], queue.SimpleQueue[Any]]]) -> None:
+        while True:
+            kwargs, reply = jobs.get()
+            try:
+                reply.put(subprocess.Popen(**kwargs))
+            except BaseException as exc:  # handed to the caller, raised there
+                reply.put(exc)
+
+
 def _reap(proc: subprocess.Popen[bytes], grace_s: float = 1.0) -> None:
     """Terminate a process (and its group), escalating to SIGKILL, and reap it."""
     if proc.poll() is None:
@@ -245,8 +290,8 @@ class Ns3Bridge:
             raise RuntimeError("the bridge was already started: make a new one per episode")
         log.debug("starting %s", " ".join(self.command))
         cwd = self._cwd if self._cwd is not None else tempfile.gettempdir()
-        self._proc = subprocess.Popen(
-            self.command,
+        self._proc = _Spawner.popen(
+            args=self.command,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=self._stderr,

@@ -234,3 +234,61 @@ def test_two_bridges_at_once():
 def test_missing_program_is_a_clear_error(tmp_path):
     with pytest.raises(FileNotFoundError, match="program="):
         Ns3Bridge(tmp_path / "nope")
+
+
+@needs_echo
+@pytest.mark.ns3
+def test_simulator_survives_the_thread_that_started_it():
+    """PR_SET_PDEATHSIG follows the forking thread: a simulator started in a thread that then ends
+    must keep running (thread pools, async frameworks), and still die with the process."""
+    import threading
+
+    made = {}
+
+    def start():
+        b = Ns3Bridge(ECHO, ["--steps=1000"], timeout_s=10)
+        b.start()
+        made["bridge"] = b
+
+    worker = threading.Thread(target=start)
+    worker.start()
+    worker.join()
+    b = made["bridge"]
+    time.sleep(0.3)  # the kernel's signal, were it sent, would have arrived
+    assert _alive(b.pid)
+    obs, done, _ = b.step(np.ones(2))
+    assert not done
+    b.close()
+
+
+@needs_echo
+@pytest.mark.ns3
+def test_process_killed_after_its_thread_ended_leaves_no_process():
+    code = textwrap.dedent(
+        f"""
+        import threading, time
+        from envs.bridge import Ns3Bridge
+        made = []
+        def start():
+            b = Ns3Bridge({str(ECHO)!r}, ["--steps=1000"], timeout_s=100)
+            b.start()
+            made.append(b)
+        t = threading.Thread(target=start); t.start(); t.join()
+        print(made[0].pid, flush=True)
+        time.sleep(60)
+        """
+    )
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        pid = int(parent.stdout.readline())
+        time.sleep(0.3)
+        assert _alive(pid)
+        parent.kill()
+        parent.wait(5)
+        deadline = time.monotonic() + 5
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(pid)
+    finally:
+        parent.kill()
+        parent.wait()
