@@ -1,6 +1,6 @@
-"""Train a controller: ``python train.py [overrides]`` (configs/train.yaml)."""
+"""Train a controller: ``python train.py [overrides]`` (configs/train.yaml; workflows/train.py)."""
 
-from agents.train import main
+from workflows.train import main
 
 if __name__ == "__main__":
     main()

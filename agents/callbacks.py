@@ -1,9 +1,11 @@
 """Training callbacks: periodic evaluation beside the baselines, resumable checkpoints, progress.
 
 - ``PeriodicEvalCallback`` runs the current policy and the baselines (XRC) on the same evaluation
-  scenario and seeds through ``cellgym.evaluation.evaluate_many`` (the code path of the final
-  evaluation, in this process), logs both to the SB3 logger (CSV, TensorBoard, W&B), appends one
-  row per (timesteps, controller) to ``eval_history.csv`` and keeps the best model.
+  scenario and seeds through the evaluate function it is given (``workflows.train`` gives it
+  ``evaluation.pool.evaluate_many``, the code path of the final evaluation, in this process; this
+  package never imports ``evaluation``), logs both to the SB3 logger (CSV, TensorBoard, W&B),
+  appends one row per (timesteps, controller) to ``eval_history.csv`` (means over seeds from
+  ``cellgym.metrics.aggregate``) and keeps the best model.
 - ``ResumableCheckpointCallback`` saves model, ``VecNormalize`` statistics, the replay buffer
   (off-policy) and the evaluation state, then points ``checkpoints/latest.json`` at them; the
   pointer is written last and atomically, so a run killed mid-save resumes from the previous one.
@@ -18,22 +20,23 @@ import json
 import logging
 import os
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
-from agents.factory import OFF_POLICY, NormalizedPolicy
-from cellgym.reward import RewardSpec
-from cellgym.scenario import ScenarioSpec
+from agents.factory import NormalizedPolicy
+from cellgym.metrics import aggregate
+from cellgym.vocab import OFF_POLICY_ALGORITHMS
 
 log = logging.getLogger(__name__)
 
 #: Columns of ``eval_history.csv`` (one row per evaluation and controller, means over seeds of
-#: the ``cellgym.evaluation.evaluate_many`` results columns of the same names; ``reward_mean`` is
-#: the mean of ``mean_reward``, ``reward_std`` its standard deviation over seeds).
+#: the evaluation results columns of the same names, ``evaluation.records.RESULT_COLUMNS``;
+#: ``reward_mean`` is the mean of ``mean_reward``, ``reward_std`` its standard deviation over
+#: seeds).
 EVAL_COLUMNS: tuple[str, ...] = (
     "timesteps",
     "controller",
@@ -62,11 +65,17 @@ _MEANS: tuple[str, ...] = tuple(
 )
 
 
-def summarize(results: Any) -> dict[str, Any]:
+#: ``evaluate(controller, policy) -> results``: run ``controller`` (a baseline name, or the label
+#: of ``policy``) on the evaluation scenario and seeds; one results row per seed
+#: (``evaluation.records.RESULT_COLUMNS``).
+EvaluateFn = Callable[[str, Any], Any]
+
+
+def history_row(results: Any) -> dict[str, Any]:
     """One controller's ``eval_history.csv`` row: means over seeds of its results rows.
 
     Args:
-        results: ``evaluate_many(...).results`` of one controller (one row per seed).
+        results: The evaluation results of one controller (one row per seed).
 
     Raises:
         RuntimeError: When a run failed (naming the controller, the seed and the error).
@@ -77,60 +86,16 @@ def summarize(results: Any) -> dict[str, Any]:
         raise RuntimeError(
             f"evaluation of {r['controller']} on seed {r['seed']} failed: {r['error']}"
         )
-
-    def stat(col: str, fn: Any = np.nanmean) -> float:
-        values = results[col].astype(float).to_numpy()
-        return float(fn(values)) if np.isfinite(values).any() else float("nan")
-
+    means = aggregate(results, ["mean_reward", *_MEANS], by=["controller"]).iloc[0]
+    rewards = results["mean_reward"].astype(float).to_numpy()
     row: dict[str, Any] = {
         "n_seeds": len(results),
-        "reward_mean": stat("mean_reward"),
-        "reward_std": stat("mean_reward", np.nanstd),
+        "reward_mean": float(means["mean_reward_mean"]),
+        "reward_std": float(np.nanstd(rewards)) if np.isfinite(rewards).any() else float("nan"),
     }
     for col in _MEANS:
-        row[col] = stat(col)
+        row[col] = float(means[f"{col}_mean"])
     return row
-
-
-def evaluate_controller(
-    spec: ScenarioSpec,
-    controller: str,
-    seeds: Sequence[int],
-    reward: RewardSpec,
-    backend: str,
-    env_kwargs: dict[str, Any],
-    policy: Any = None,
-    deterministic: bool = True,
-) -> dict[str, Any]:
-    """Run ``controller`` on each seed with ``evaluate_many`` (in this process); its mean row.
-
-    The final evaluation's code path: policies through ``run_policy``, native controllers
-    through ``run_native`` with their reward computed from the same records.
-    """
-    from cellgym.evaluation import evaluate_many
-
-    # One line per job is right for the final evaluation, noise every few thousand steps.
-    quiet = logging.getLogger("cellgym.evaluation")
-    level = quiet.level
-    quiet.setLevel(logging.WARNING)
-    try:
-        results = evaluate_many(
-            [controller],
-            [spec],
-            list(seeds),
-            reward=reward,
-            backend=backend,
-            jobs=1,
-            policies={controller: policy} if policy is not None else None,
-            timeout_s=env_kwargs.get("timeout_s", 60.0),
-            max_change=env_kwargs.get("max_change", 2.0),
-            action_mode=env_kwargs.get("action_mode", "cwnd"),
-            deterministic=deterministic,
-            keep_timeseries=False,
-        ).results
-    finally:
-        quiet.setLevel(level)
-    return summarize(results)
 
 
 def read_eval_history(path: Path) -> list[dict[str, str]]:
@@ -176,46 +141,36 @@ class PeriodicEvalCallback(BaseCallback):
     """Every ``freq`` steps, evaluate the policy and the baselines on the same scenario and seeds.
 
     Args:
-        spec: The evaluation scenario.
-        reward: Reward weights and budget.
+        evaluate: ``evaluate(controller, policy)`` returns the results rows (one per seed) of
+            ``controller`` on the evaluation scenario and seeds; ``policy`` is the current
+            policy for the policy's label, ``None`` for a baseline.
         label: The policy's name in reports (``cfg.agent.name``).
-        seeds: Evaluation seeds (the same for every controller).
         baselines: Baseline controllers (``xrc_policy``, ...); deterministic given the seed, so
             each is run once and its row repeated at every evaluation.
-        backend: Simulator of the evaluation.
         freq: Evaluation period in environment steps (over all environments).
         run_dir: Receives ``eval_history.csv``, ``best_model.zip`` and
             ``best_vecnormalize.pkl``.
-        env_kwargs: ``max_change``, ``action_mode`` and ``timeout_s``.
         deterministic: Evaluate the policy's mean action.
         features: The policy's feature set (``agents.features``).
     """
 
     def __init__(
         self,
-        spec: ScenarioSpec,
-        reward: RewardSpec,
+        evaluate: EvaluateFn,
         label: str,
-        seeds: Sequence[int],
         baselines: Sequence[str],
-        backend: str,
         freq: int,
         run_dir: Path,
-        env_kwargs: dict[str, Any],
         deterministic: bool = True,
         features: str = "raw",
     ) -> None:
         super().__init__()
+        self.evaluate_fn = evaluate
         self.features = features
-        self.spec = spec
-        self.reward_spec = reward
         self.label = label
-        self.seeds = list(seeds)
         self.baselines = list(baselines)
-        self.backend = backend
         self.freq = int(freq)
         self.run_dir = Path(run_dir)
-        self.env_kwargs = env_kwargs
         self.deterministic = deterministic
         self.history_path = self.run_dir / "eval_history.csv"
         self.best_reward = -np.inf
@@ -252,16 +207,7 @@ class PeriodicEvalCallback(BaseCallback):
 
     # -- evaluation ----------------------------------------------------------------------------
     def _run(self, controller: str, policy: Any = None) -> dict[str, float]:
-        return evaluate_controller(
-            self.spec,
-            controller,
-            self.seeds,
-            self.reward_spec,
-            self.backend,
-            self.env_kwargs,
-            policy=policy,
-            deterministic=self.deterministic,
-        )
+        return history_row(self.evaluate_fn(controller, policy))
 
     def evaluate(self) -> dict[str, dict[str, float]]:
         """Evaluate now; log, append to ``eval_history.csv``, keep the best model."""
@@ -363,7 +309,7 @@ class ResumableCheckpointCallback(BaseCallback):
             path = self.save_dir / f"{self.prefix}_vecnormalize_{steps}_steps.pkl"
             venv.save(str(path))
             entry["vecnormalize"] = path.name
-        if type(self.model).__name__ in OFF_POLICY:
+        if type(self.model).__name__ in OFF_POLICY_ALGORITHMS:
             path = self.save_dir / f"{self.prefix}_replay_buffer_{steps}_steps.pkl"
             self.model.save_replay_buffer(str(path))
             entry["replay_buffer"] = path.name

@@ -16,15 +16,13 @@ import numpy as np
 from agents.features import FeatureVecEnv, transform
 from configs.schema import TrainConfig
 
-OFF_POLICY: tuple[str, ...] = ("SAC", "TD3")
-
 
 class NormalizedPolicy:
     """A trained model behind the observation normalisation it was trained with.
 
     ``predict`` follows SB3's ``PolicyPredictor``: the recurrent state and ``episode_start`` are
     passed through unchanged, so a ``RecurrentPPO`` policy keeps its LSTM state across the steps
-    of ``cellgym.evaluation.run_policy``'s loop.
+    of ``evaluation.rollouts.run_policy``'s loop.
 
     Args:
         model: An SB3 model.

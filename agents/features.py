@@ -15,7 +15,7 @@ magnitude:
 
 The transform is part of the policy: ``FeatureVecEnv`` applies it during training and
 ``agents.factory.NormalizedPolicy`` before ``predict`` in evaluation, so evaluation still drives
-the unmodified environment through ``cellgym.evaluation.run_policy``.
+the unmodified environment through ``evaluation.rollouts.run_policy``.
 """
 
 from __future__ import annotations
@@ -26,9 +26,10 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
+from cellgym.vocab import check_choice
+from configs.schema import FEATURE_SETS
 from envs.contract import OBS
 
-FEATURE_SETS: tuple[str, ...] = ("raw", "derived")
 DERIVED_FIELDS: tuple[str, ...] = (
     "log2_cwnd_over_twnd",
     "log2_delivery_over_fair",
@@ -45,7 +46,7 @@ def transform(obs: np.ndarray, features: str) -> np.ndarray:
     if features == "raw":
         return obs
     if features != "derived":
-        raise ValueError(f"features={features!r} is not allowed: choose one of {FEATURE_SETS}")
+        check_choice("features", features, FEATURE_SETS)
     rate = obs[..., OBS["fair_rate_mbps"]].astype(np.float64)
     rtt_min = obs[..., OBS["rtt_min_ms"]].astype(np.float64)
     rtt_mean = obs[..., OBS["rtt_mean_ms"]].astype(np.float64)

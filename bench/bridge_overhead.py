@@ -4,7 +4,7 @@
 
 For the same ns-3 scenario (one UE, 50 RBs, one bulk CUBIC flow, 20 ms steps) it times:
 - the scenario program alone (``--openGymPort=0``: the same per-step observation work, no bridge);
-- the same program stepped from Python through the bridge (``cellgym.evaluation.run_native``);
+- the same program stepped from Python through the bridge (``evaluation.rollouts.run_native``);
 - the environment's ``reset()`` (process start to first observation).
 Runs are interleaved so that machine noise hits both alike; the ratio is reported per repeat.
 """
@@ -23,9 +23,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 import gymnasium as gym  # noqa: E402
 
 import envs  # noqa: E402,F401
-from cellgym.evaluation import run_native  # noqa: E402
 from cellgym.paths import ns3_program  # noqa: E402
 from cellgym.scenario import FlowSpec, ScenarioSpec  # noqa: E402
+from evaluation.rollouts import run_native  # noqa: E402
 
 
 def main() -> None:

@@ -9,7 +9,7 @@
   the controlled flow (XRC's queueing-delay estimate: the RLC head-of-line delay at the eNB, or the
   end-to-end queueing delay when larger); clipped to ``max_delay_penalty``.
 - ``jain``: Jain's index over the throughputs of the cell's active flows in the step
-  (1 for one flow).
+  (1 for one flow; ``cellgym.metrics.jain_index``, imported here for callers of this module).
 """
 
 from __future__ import annotations
@@ -20,6 +20,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from cellgym.fields import FLOW, UE
+from cellgym.metrics import jain_index, jain_of_floats
+from cellgym.vocab import SpecError
+
+__all__ = [
+    "TERMS",
+    "RewardSpec",
+    "jain_index",
+    "queueing_delay_ms",
+    "reward_terms",
+    "reward_terms_batch",
+]
 
 #: Keys of ``reward_terms``'s result, in order.
 TERMS: tuple[str, ...] = ("utilization", "delay_ms", "delay_penalty", "jain", "reward")
@@ -47,21 +58,13 @@ class RewardSpec:
         """Validate the fields."""
         for name in ("w_utilization", "w_delay", "w_fairness"):
             if getattr(self, name) < 0:
-                raise ValueError(f"reward.{name}={getattr(self, name)!r}: allowed [0, inf)")
+                raise SpecError(f"reward.{name}={getattr(self, name)!r}: allowed [0, inf)")
         if not self.delay_budget_ms > 0:
-            raise ValueError(f"reward.delay_budget_ms={self.delay_budget_ms!r}: allowed (0, inf)")
+            raise SpecError(f"reward.delay_budget_ms={self.delay_budget_ms!r}: allowed (0, inf)")
         if not self.max_delay_penalty > 0:
-            raise ValueError(
+            raise SpecError(
                 f"reward.max_delay_penalty={self.max_delay_penalty!r}: allowed (0, inf)"
             )
-
-
-def jain_index(x: np.ndarray) -> float:
-    """Jain's fairness index of non-negative values; 1.0 for an empty or all-zero input."""
-    x = np.asarray(x, dtype=np.float64)
-    if x.size == 0 or not np.any(x > 0):
-        return 1.0
-    return float(x.sum() ** 2 / (x.size * np.square(x).sum()))
 
 
 def queueing_delay_ms(flow_row: np.ndarray | Sequence[float], hol_ms: float) -> float:
@@ -111,7 +114,7 @@ def reward_terms(
     penalty = min(
         spec.max_delay_penalty, max(0.0, delay - spec.delay_budget_ms) / spec.delay_budget_ms
     )
-    jain = _jain([row[rx] for row in rows if row[act] > 0])
+    jain = jain_of_floats([row[rx] for row in rows if row[act] > 0])
     reward = spec.w_utilization * utilization - spec.w_delay * penalty + spec.w_fairness * jain
     return {
         "utilization": utilization,
@@ -120,18 +123,6 @@ def reward_terms(
         "jain": jain,
         "reward": reward,
     }
-
-
-def _jain(x: list[float]) -> float:
-    """``jain_index`` of a short list of Python floats."""
-    if not x or not any(v > 0 for v in x):
-        return 1.0
-    total = 0.0
-    squares = 0.0
-    for v in x:
-        total += v
-        squares += v * v
-    return total**2 / (len(x) * squares)
 
 
 def reward_terms_batch(

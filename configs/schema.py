@@ -16,6 +16,16 @@ from omegaconf import MISSING
 
 from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec
+from cellgym.vocab import (
+    ACTION_MODES,
+    ALGORITHMS,
+    BACKENDS,
+    SpecError,
+    check_above,
+    check_choice,
+    check_max_change,
+    check_range,
+)
 
 
 @dataclass
@@ -28,9 +38,10 @@ class EvaluateConfig:
             just ``scenario``.
         reward: Reward weights and delay budget (config group ``reward``); the budget also sets
             ``hol_budget_compliance``.
-        controllers: Controllers for the scenarios' ``agent`` flow: ns-3 TCP names or ``xrc``,
-            baseline policy names (``baselines.POLICIES``), trained checkpoints (a run directory,
-            a model ``.zip``, or ``<algo>:<path>`` such as ``ppo:runs/<dir>``).
+        controllers: Controllers for the scenarios' ``agent`` flow: names of the controller
+            registry ``cellgym.controllers`` (ns-3 TCPs, ``xrc``, baseline policies), or trained
+            checkpoints (a run directory, a model ``.zip``, or ``<algo>:<path>`` such as
+            ``ppo:runs/<dir>``).
         seeds: Seeds; each maps to an ns-3 ``RngRun``. The same for every controller.
         backend: Simulator backend (config group ``backend``: ``backend=fast`` or ``ns3``); only
             its ``name`` is used (evaluation runs one simulation per job, see ``jobs``).
@@ -63,25 +74,12 @@ class EvaluateConfig:
     action_mode: str = "cwnd"
 
 
-ALGOS: tuple[str, ...] = ("PPO", "A2C", "SAC", "TD3", "RecurrentPPO")
-BACKENDS: tuple[str, ...] = ("ns3", "fast")
 LOGGERS: tuple[str, ...] = ("none", "tensorboard", "wandb")
 WANDB_MODES: tuple[str, ...] = ("auto", "online", "offline", "disabled")
-ACTION_MODES: tuple[str, ...] = ("cwnd", "rate")
 FINAL_MODELS: tuple[str, ...] = ("best", "last")
+#: The policy's input (``agents.features``): raw observations, or raw plus XRC-style ratios.
 FEATURE_SETS: tuple[str, ...] = ("raw", "derived")
-
-
-def _check_min(name: str, value: float, low: float, strict: bool = False) -> None:
-    bad = value <= low if strict else value < low
-    if bad:
-        bracket = "(" if strict else "["
-        raise ValueError(f"{name}={value!r} is out of range: allowed {bracket}{low:g}, inf)")
-
-
-def _check_in(name: str, value: Any, allowed: tuple[str, ...]) -> None:
-    if value not in allowed:
-        raise ValueError(f"{name}={value!r} is not allowed: choose one of {', '.join(allowed)}")
+START_METHODS: tuple[str, ...] = ("forkserver", "spawn", "fork")
 
 
 @dataclass
@@ -107,11 +105,11 @@ class AgentConfig:
 
     def __post_init__(self) -> None:
         """Validate the fields."""
-        _check_in("agent.algo", self.algo, ALGOS)
+        check_choice("agent.algo", self.algo, ALGORITHMS)
         for i, width in enumerate(self.net_arch):
-            _check_min(f"agent.net_arch[{i}]", width, 1)
+            check_range(f"agent.net_arch[{i}]", width, 1)
         if self.algo == "RecurrentPPO" and "Lstm" not in self.policy:
-            raise ValueError(f"agent.policy={self.policy!r}: RecurrentPPO needs MlpLstmPolicy")
+            raise SpecError(f"agent.policy={self.policy!r}: RecurrentPPO needs MlpLstmPolicy")
 
 
 @dataclass
@@ -131,9 +129,9 @@ class BackendConfig:
 
     def __post_init__(self) -> None:
         """Validate the fields."""
-        _check_in("backend.name", self.name, BACKENDS)
-        _check_min("backend.n_envs", self.n_envs, 1)
-        _check_in("backend.start_method", self.start_method, ("forkserver", "spawn", "fork"))
+        check_choice("backend.name", self.name, BACKENDS)
+        check_range("backend.n_envs", self.n_envs, 1)
+        check_choice("backend.start_method", self.start_method, START_METHODS)
 
 
 @dataclass
@@ -160,8 +158,8 @@ class LoggerConfig:
 
     def __post_init__(self) -> None:
         """Validate the fields."""
-        _check_in("logger.name", self.name, LOGGERS)
-        _check_in("logger.mode", self.mode, WANDB_MODES)
+        check_choice("logger.name", self.name, LOGGERS)
+        check_choice("logger.mode", self.mode, WANDB_MODES)
 
 
 @dataclass
@@ -185,11 +183,11 @@ class EvalConfig:
 
     def __post_init__(self) -> None:
         """Validate the fields."""
-        _check_min("eval.freq", self.freq, 0)
+        check_range("eval.freq", self.freq, 0)
         if self.backend is not None:
-            _check_in("eval.backend", self.backend, BACKENDS)
+            check_choice("eval.backend", self.backend, BACKENDS)
         if self.freq > 0 and not self.seeds:
-            raise ValueError("eval.seeds is empty: give at least one seed (or eval.freq=0)")
+            raise SpecError("eval.seeds is empty: give at least one seed (or eval.freq=0)")
 
 
 @dataclass
@@ -251,19 +249,18 @@ class TrainConfig:
     def __post_init__(self) -> None:
         """Validate the top-level fields (the groups validate themselves)."""
         if self.seed is not None and not 0 <= self.seed < 2**32:
-            raise ValueError(f"seed={self.seed!r} is out of range: allowed [0, 2**32)")
-        _check_min("total_timesteps", self.total_timesteps, 1)
-        if not 1.0 < self.max_change <= 100.0:
-            raise ValueError(f"max_change={self.max_change!r} is out of range: allowed (1, 100]")
-        _check_in("action_mode", self.action_mode, ACTION_MODES)
-        _check_in("features", self.features, FEATURE_SETS)
-        _check_min("checkpoint_freq", self.checkpoint_freq, 0)
-        _check_in("final_model", self.final_model, FINAL_MODELS)
-        _check_in("eval_backend", self.eval_backend, BACKENDS)
+            raise SpecError(f"seed={self.seed!r} is out of range: allowed [0, 2**32)")
+        check_range("total_timesteps", self.total_timesteps, 1)
+        check_max_change(self.max_change)
+        check_choice("action_mode", self.action_mode, ACTION_MODES)
+        check_choice("features", self.features, FEATURE_SETS)
+        check_range("checkpoint_freq", self.checkpoint_freq, 0)
+        check_choice("final_model", self.final_model, FINAL_MODELS)
+        check_choice("eval_backend", self.eval_backend, BACKENDS)
         if not self.eval_seeds:
-            raise ValueError("eval_seeds is empty: give at least one seed")
-        _check_min("eval_jobs", self.eval_jobs, 1)
-        _check_min("timeout_s", self.timeout_s, 0.0, strict=True)
+            raise SpecError("eval_seeds is empty: give at least one seed")
+        check_range("eval_jobs", self.eval_jobs, 1)
+        check_above("timeout_s", self.timeout_s, 0.0)
 
 
 def register_configs() -> None:
@@ -289,8 +286,8 @@ def validate_train(cfg: Any) -> TrainConfig:
     """Build the typed ``TrainConfig`` from a composed config, checking every range.
 
     Raises:
-        ValueError: Naming the first field whose value is out of range (e.g.
-            ``backend.n_envs=0 is out of range: allowed [1, inf)``).
+        SpecError: Naming the first field whose value is out of range (e.g.
+            ``backend.n_envs=0 is out of range: allowed [1, inf]``).
     """
     from omegaconf import OmegaConf
 

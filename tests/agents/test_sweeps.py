@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from cellgym.runs import final_rewards, find_run_dirs, load_config, load_overrides, load_seed
+from evaluation.runs import final_rewards, find_run_dirs, load_config, load_overrides, load_seed
 
 ROOT = Path(__file__).resolve().parents[2]
 SCRIPT = ROOT / "scripts" / "slurm-cluster.sh"

@@ -22,10 +22,10 @@ from hydra import compose, initialize_config_dir
 
 from agents.factory import NormalizedPolicy
 from agents.features import transform
-from agents.train import train
-from cellgym.evaluation import run_policy
 from cellgym.scenario import ScenarioSpec
 from envs.lte_cell import OBS
+from evaluation.rollouts import run_policy
+from workflows.train import train
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIGS = ROOT / "configs"
@@ -288,7 +288,7 @@ def test_derived_features_are_the_window_against_the_fair_share_bdp():
 def test_off_policy_run_continues_with_its_replay_buffer(tmp_path):
     from stable_baselines3 import SAC
 
-    from agents.train import resume_config
+    from workflows.train import resume_config
 
     cfg = _compose(
         [

@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
-from agents.train import train
+from workflows.train import train
 
 pytestmark = pytest.mark.ns3
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"

@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 from baselines import is_native, make_policy
+from cellgym.vocab import SpecError
 from envs.lte_cell import OBS, OBS_FIELDS
 
 
@@ -38,8 +39,22 @@ def test_batch_predict_matches_single():
 
 def test_registry():
     assert is_native("cubic") and not is_native("explicit_rate")
-    with pytest.raises(ValueError, match="choose one of"):
+    with pytest.raises(SpecError, match="choose one of"):
         make_policy("nope")
+
+
+def test_policies_are_the_registry_policies():
+    from baselines import POLICIES
+    from cellgym import controllers
+
+    assert POLICIES == {
+        c.name: c.entry_point for c in controllers.CONTROLLERS.values() if c.kind == "policy"
+    }
+    for name in POLICIES:
+        assert make_policy(name).predict is not None
+    for name in controllers.names():
+        assert is_native(name) == (controllers.CONTROLLERS[name].kind == "native")
+    assert not is_native("a trained checkpoint")
 
 
 def _xrc_obs(rate=20.0, hol=0.0, rtt_min=40.0, rtt_mean=40.0, cwnd=50_000.0, losses=0):

@@ -2,9 +2,25 @@ import numpy as np
 import pytest
 
 from cellgym.fields import FLOW, FLOW_FIELDS, UE, UE_FIELDS
-from cellgym.metrics import EpisodeRecords, compute_metrics, percentiles
+from cellgym.metrics import (
+    EpisodeRecords,
+    aggregate,
+    budget_compliance,
+    completed_fct_s,
+    compute_metrics,
+    delay_samples,
+    group_means,
+    jain_of_floats,
+    mean_ci,
+    percentile,
+    percentiles,
+    rate_mbps,
+    step_delay_samples,
+    step_frame,
+)
 from cellgym.reward import RewardSpec, jain_index, queueing_delay_ms, reward_terms
 from cellgym.scenario import FlowSpec, ScenarioSpec
+from cellgym.vocab import SpecError
 
 
 def _flows(n):
@@ -110,3 +126,79 @@ def test_record_frames_are_tidy():
     assert list(fl.columns[:4]) == ["t", "flow", "cca", "ue"]
     assert set(fl[fl.flow == 1].cca) == {"agent"}
     assert fl.rx_bytes.sum() == 100 * 40_000
+
+
+def test_reward_takes_jain_from_the_metrics_module():
+    import cellgym.metrics
+    import cellgym.reward
+
+    assert cellgym.reward.jain_index is cellgym.metrics.jain_index
+    for x in ([3.0, 1.0], [0.0, 0.0], [2.0], [1.0, 2.0, 3.0]):
+        assert jain_of_floats(x) == pytest.approx(jain_index(np.array(x)), abs=1e-15)
+
+
+def test_percentile_and_delay_samples_by_hand():
+    assert percentile(np.array([]), 50) != percentile(np.array([]), 50)  # NaN
+    assert percentile(np.array([1.0, np.nan, 3.0, np.inf]), 50) == 2.0
+    rec = _synthetic_episode()
+    hol, qd = delay_samples(rec, from_s=0.0)
+    assert hol.size == 100 and qd.size == 200  # one UE, two flows, 100 steps
+    assert budget_compliance(hol, 10.0) == pytest.approx(0.8)
+    assert budget_compliance(np.array([]), 10.0) is None
+    # From 1 s on: steps 51..100 (HoL 5 ms up to step 80, 30 ms after).
+    hol, qd = delay_samples(rec, from_s=1.0)
+    assert hol.size == 50 and (hol == 30).sum() == 20
+    # The step frame gives the same samples.
+    frame = step_frame(rec, [1])
+    assert len(step_delay_samples(frame, "hol_ms")) == 100
+    assert len(step_delay_samples(frame, "queueing_delay_ms")) == 200
+    with pytest.raises(SpecError, match="delay='rtt'"):
+        step_delay_samples(frame, "rtt")
+
+
+def test_fct_and_rates():
+    rows = [{"fct_s": 1.5}, {"fct_s": None}, {"fct_s": 0.5}]
+    assert completed_fct_s(rows).tolist() == [1.5, 0.5]
+    assert rate_mbps(25_000, 0.02) == pytest.approx(10.0)
+
+
+def _seed_rows():
+    import pandas as pd
+
+    # Controller a: reward 1, 2, 3 (mean 2, sd 1, 95 % half-width t_{0.975,2} / sqrt(3) = 2.484138);
+    # controller b: 4 and a failed seed (mean 4 of one value, no interval).
+    return pd.DataFrame(
+        {
+            "controller": ["a", "a", "a", "b", "b"],
+            "scenario": ["s"] * 5,
+            "seed": [1, 2, 3, 1, 2],
+            "status": ["ok", "ok", "ok", "ok", "failed"],
+            "mean_reward": [1.0, 2.0, 3.0, 4.0, np.nan],
+            "utilization": [0.5, np.nan, 0.7, 0.9, np.nan],
+        }
+    )
+
+
+def test_aggregate_means_and_intervals_over_seeds():
+    table = aggregate(_seed_rows(), ["mean_reward", "utilization"], by=["controller"])
+    a, b = table.iloc[0], table.iloc[1]
+    assert list(table["controller"]) == ["a", "b"]
+    assert (a["n"], a["failed"], b["n"], b["failed"]) == (3, 0, 1, 1)
+    assert a["mean_reward_mean"] == 2.0
+    assert a["mean_reward_ci"] == pytest.approx(2.484138, abs=1e-6)
+    assert a["mean_reward_low"] == pytest.approx(2.0 - 2.484138, abs=1e-6)
+    assert a["utilization_mean"] == pytest.approx(0.6) and a["utilization_n"] == 2
+    assert b["mean_reward_mean"] == 4.0 and np.isnan(b["mean_reward_ci"])
+    assert mean_ci([2.0, 4.0], confidence=0.9)[1] == pytest.approx(6.313752, abs=1e-6)
+    with pytest.raises(SpecError, match="not_there"):
+        aggregate(_seed_rows(), ["not_there"])
+    with pytest.raises(SpecError, match="confidence=1"):
+        aggregate(_seed_rows(), ["mean_reward"], confidence=1.0)
+
+
+def test_group_means_is_the_aggregators_mean():
+    means = group_means(_seed_rows(), ["mean_reward", "utilization"])
+    assert means == {
+        "a": {"mean_reward": 2.0, "utilization": pytest.approx(0.6)},
+        "b": {"mean_reward": 4.0, "utilization": 0.9},
+    }

@@ -6,7 +6,8 @@ from hydra import compose, initialize_config_dir
 
 from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec, SpecError
-from configs.schema import ALGOS, TrainConfig, register_configs, to_dict, validate_train
+from cellgym.vocab import ALGORITHMS
+from configs.schema import TrainConfig, register_configs, to_dict, validate_train
 
 CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 register_configs()
@@ -54,7 +55,7 @@ def test_every_agent_option_composes_into_the_train_config(agent):
     with initialize_config_dir(config_dir=os.fspath(CONFIGS), version_base="1.3"):
         cfg = compose("train", overrides=["run_dir=/tmp/x", f"agent={agent}"])
     assert cfg.agent.name == agent
-    assert cfg.agent.algo in ALGOS
+    assert cfg.agent.algo in ALGORITHMS
     assert validate_train(cfg).agent.name == agent
     assert ScenarioSpec.from_config(cfg.scenario).agent_flows == [0]
 
@@ -133,15 +134,15 @@ def test_train_typo_or_wrong_type_fails_at_composition_naming_the_field(override
 @pytest.mark.parametrize(
     ("override", "message"),
     [
-        ("backend.n_envs=0", r"backend.n_envs=0 is out of range: allowed \[1, inf\)"),
+        ("backend.n_envs=0", r"backend.n_envs=0 is out of range: allowed \[1, inf[\])]"),
         ("backend.name=gpu", "backend.name='gpu' is not allowed: choose one of ns3, fast"),
         ("logger.name=mlflow", "logger.name='mlflow' is not allowed"),
         ("logger.mode=sometimes", "logger.mode='sometimes' is not allowed"),
         ("agent.algo=DQN", "agent.algo='DQN' is not allowed"),
         ("agent.net_arch=[0]", r"agent.net_arch\[0\]=0 is out of range"),
-        ("eval.freq=-5", r"eval.freq=-5 is out of range: allowed \[0, inf\)"),
+        ("eval.freq=-5", r"eval.freq=-5 is out of range: allowed \[0, inf[\])]"),
         ("eval.backend=gpu", "eval.backend='gpu' is not allowed"),
-        ("total_timesteps=0", r"total_timesteps=0 is out of range: allowed \[1, inf\)"),
+        ("total_timesteps=0", r"total_timesteps=0 is out of range: allowed \[1, inf[\])]"),
         ("max_change=1", r"max_change=1.0 is out of range: allowed \(1, 100\]"),
         ("features=pixels", "features='pixels' is not allowed"),
         ("eval_backend=gpu", "eval_backend='gpu' is not allowed"),
@@ -154,10 +155,10 @@ def test_train_typo_or_wrong_type_fails_at_composition_naming_the_field(override
     ],
 )
 def test_train_out_of_range_value_fails_at_start_naming_the_field(override, message, tmp_path):
-    from agents.train import train
+    from workflows.train import train
 
     run_dir = tmp_path / "run"
     cfg = _train_cfg([override, f"run_dir={run_dir}"])
-    with pytest.raises(ValueError, match=message):
+    with pytest.raises(SpecError, match=message):  # the one error type (a ValueError)
         train(cfg)
     assert not run_dir.exists()  # nothing started

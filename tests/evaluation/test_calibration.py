@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cellgym.experiments import calibrate
 from cellgym.fields import FLOW, UE
+from evaluation.experiments import calibrate
 
 
 def test_within_uses_the_larger_tolerance():

@@ -16,25 +16,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from cellgym.evaluation import (
-    FLOW_COLUMNS,
-    RESULT_COLUMNS,
-    TIMESERIES_COLUMNS,
-    evaluate_many,
-    load_scenario,
-    resolve_checkpoint,
-    resolve_controller,
-)
-from cellgym.report import (
-    mean_ci,
-    plot_delay_cdf,
-    plot_throughput_delay,
-    plot_timeseries,
-    summarize,
-    summary_table,
-    t_quantile,
-    write_report,
-)
+from cellgym.metrics import mean_ci, t_quantile
+from cellgym.scenario import load_scenario
+from cellgym.vocab import SpecError
+from evaluation.plots import plot_delay_cdf, plot_throughput_delay, plot_timeseries
+from evaluation.pool import evaluate_many
+from evaluation.records import FLOW_COLUMNS, RESULT_COLUMNS, TIMESERIES_COLUMNS
+from evaluation.report import summarize, summary_table, write_report
+from evaluation.resolve import resolve_checkpoint, resolve_controller
 
 REPO = Path(__file__).resolve().parents[2]
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -263,12 +252,55 @@ def test_checkpoint_without_config_needs_the_algorithm(tmp_path):
 def test_evaluate_many_rejects_bad_arguments_before_running():
     with pytest.raises(ValueError, match="controllers\\[1\\]='nope'"):
         evaluate_many(["cubic", "nope"], ["vs_cubic"], [1], backend="fast")
-    with pytest.raises(ValueError, match="scenario 'nowhere' is unknown: choose one of .*vs_cubic"):
+    with pytest.raises(SpecError, match="scenario='nowhere' is unknown: choose one of .*vs_cubic"):
         evaluate_many(["cubic"], ["nowhere"], [1], backend="fast")
     with pytest.raises(ValueError, match="jobs=0 is out of range"):
         evaluate_many(["cubic"], ["vs_cubic"], [1], backend="fast", jobs=0)
     with pytest.raises(ValueError, match="backend='ns2'"):
         evaluate_many(["cubic"], ["vs_cubic"], [1], backend="ns2")
+
+
+def test_controllers_resolve_through_the_registry_and_its_backends():
+    # Every registry entry resolves to its kind; a policy entry is a baseline of the tables.
+    from cellgym import controllers
+
+    for name, entry in controllers.CONTROLLERS.items():
+        spec = resolve_controller(name)
+        assert spec.kind == ("native" if entry.kind == "native" else "baseline"), name
+        for backend in entry.backends:
+            assert resolve_controller(name, backend=backend).name == name
+    # A native sender the fast model does not have: named with the field and the choices.
+    with pytest.raises(SpecError) as err:
+        resolve_controller("illinois", "controllers[2]", backend="fast")
+    msg = str(err.value)
+    assert "controllers[2]='illinois' does not run on backend='fast'" in msg
+    for choice in controllers.names(backend="fast"):
+        assert choice in msg
+    assert resolve_controller("illinois", backend="ns3").kind == "native"
+    # evaluate_many checks it before any simulation, with the list index.
+    unsupported = r"controllers\[1\]='illinois' does not run on backend='fast'"
+    with pytest.raises(SpecError, match=unsupported):
+        evaluate_many(["cubic", "illinois"], ["vs_cubic"], [1], backend="fast")
+    # An unknown name on a backend lists that backend's controllers only.
+    with pytest.raises(SpecError) as err:
+        resolve_controller("quic", "controllers[0]", backend="fast")
+    msg = str(err.value)
+    assert "controllers[0]='quic' is not a known controller" in msg and "backend='fast'" in msg
+    assert "illinois" not in msg and "cubic" in msg and "xrc_policy" in msg
+
+
+def test_evaluation_errors_are_spec_errors():
+    # One error type for argument mistakes (a ValueError, so older callers still catch them).
+    for call in (
+        lambda: evaluate_many(["cubic"], ["vs_cubic"], [1], backend="ns2"),
+        lambda: evaluate_many(["cubic"], ["vs_cubic"], [1], backend="fast", jobs=0),
+        lambda: evaluate_many([], ["vs_cubic"], [1], backend="fast"),
+        lambda: resolve_controller("nope"),
+        lambda: t_quantile(1.5, 3),
+        lambda: summarize(_hand_results(), metrics=["nope"]),
+    ):
+        with pytest.raises(SpecError):
+            call()
 
 
 def _save_checkpoint(folder: Path, name: str, broken: bool = False) -> Path:

@@ -5,7 +5,7 @@ two seeds on the fast backend; ``tests/golden/data/evaluation.csv`` holds its nu
 The calibration check reruns the fast side of every static calibration scenario with the seeds of
 the committed ``docs/calibration/calibration.json`` and requires the same metrics, run by run (the
 fluctuating scenarios replay ns-3's distance records, so they need ns-3's runs: the full table is
-regenerated with ``python -m cellgym.experiments.calibrate``).
+regenerated with ``python -m evaluation.experiments.calibrate``).
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ VOLATILE = ("wall_s",)
 
 def evaluation_table() -> pd.DataFrame:
     """The short evaluation table, numeric columns only, in a stable row order."""
-    from cellgym.evaluation import evaluate_many
+    from evaluation.pool import evaluate_many
 
     res = evaluate_many(
         EVAL_CONTROLLERS, EVAL_SCENARIOS, EVAL_SEEDS, backend="fast", jobs=1, sim_time_s=4.0
@@ -49,8 +49,8 @@ def calibration_runs() -> list[dict]:
 
 def fast_calibration_metrics(scenario: str, seed: int, sim_time_s: float) -> dict:
     """Rerun one calibration scenario on the fast backend; its per-run metrics."""
-    from cellgym.experiments import calibrate
     from cellgym.scenario import load_scenario
+    from evaluation.experiments import calibrate
 
     spec = load_scenario(f"calibration/{scenario}", sim_time_s=sim_time_s)
     return calibrate.run_metrics(calibrate.run_fast(spec, seed, None))

@@ -17,7 +17,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from cellgym import runs
+from evaluation import runs
 
 # The fixtures train and evaluate (numba compiles the fast cell on a cold cache): more time than
 # the default 600 s per test, which counts fixture set-up.

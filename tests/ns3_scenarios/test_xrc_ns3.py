@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from cellgym.evaluation import run_native
 from cellgym.metrics import compute_metrics
 from cellgym.scenario import FlowSpec, ScenarioSpec
+from evaluation.rollouts import run_native
 
 pytestmark = pytest.mark.ns3
 

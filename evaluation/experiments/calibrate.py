@@ -1,12 +1,14 @@
 """Calibrate the fast backend against ns-3: the same scenarios on both, compared metric by metric.
 
-    .venv/bin/python -m cellgym.experiments.calibrate [--quick] [--seeds N] [--jobs J] [--out DIR]
+    .venv/bin/python -m evaluation.experiments.calibrate [--quick] [--seeds N] [--jobs J]
+        [--out DIR]
 
-Each scenario (``SCENARIOS``) runs natively (no agent) on the ns-3 backend and on the fast backend
-with the same seeds. From the step records (``cellgym.metrics``) the suite takes, per run, the
-utilization, the Jain index, each flow's throughput, and the p50/p95 of the RLC head-of-line delay
-and of the queueing delay (RTT minus minimum RTT); it averages them over the seeds and compares the
-backends against the targets of issue 4:
+Each scenario (``SCENARIOS``: ``configs/scenario/calibration/<name>.yaml``) runs natively (no
+agent) on the ns-3 backend and on the fast backend with the same seeds. From the step records
+(``cellgym.metrics``) the suite takes, per run, the utilization, the Jain index, each flow's
+throughput, and the p50/p95 of the RLC head-of-line delay and of the queueing delay (RTT minus
+minimum RTT); it averages them over the seeds and compares the backends against the targets of
+issue 4:
 
 - utilization within 5 % (relative to ns-3);
 - Jain index within 0.03 (absolute);
@@ -38,20 +40,20 @@ import logging
 import multiprocessing as mp
 import os
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
-from cellgym.fields import FLOW, UE
-from cellgym.metrics import EpisodeRecords, compute_metrics
+from cellgym.fields import UE
+from cellgym.metrics import EpisodeRecords, compute_metrics, delay_samples, percentile
 from cellgym.paths import REPO_ROOT, ns3_program
-from cellgym.scenario import FlowSpec, ScenarioSpec
+from cellgym.scenario import ScenarioSpec, load_scenario
+from cellgym.vocab import BACKENDS, SpecError, check_choice, check_range
 
 log = logging.getLogger(__name__)
 
-BACKENDS = ("ns3", "fast")
 #: Steps ending before this time are left out (attach, flow start offsets).
 WARMUP_S = 1.0
 UTIL_REL_TOL = 0.05
@@ -60,89 +62,45 @@ DELAY_REL_TOL = 0.20
 DELAY_ABS_TOL_MS = 3.0
 
 
-def _fluctuating(cca: str, sim_time_s: float) -> ScenarioSpec:
-    return ScenarioSpec(
-        name=f"fluctuating_{cca}",
-        sim_time_s=sim_time_s,
-        mobility="random",
-        flows=[FlowSpec(cca=cca)],
-    )
-
-
-def _scenarios(sim_time_s: float) -> dict[str, ScenarioSpec]:
-    t = sim_time_s
-    out = {
-        "static_cubic": ScenarioSpec(name="static_cubic", sim_time_s=t, flows=[FlowSpec()]),
-    }
-    for cca in ("cubic", "newreno", "bbr", "xrc"):
-        out[f"fluctuating_{cca}"] = _fluctuating(cca, t)
-    out["share2_cubic"] = ScenarioSpec(
-        name="share2_cubic", sim_time_s=t, flows=[FlowSpec(), FlowSpec()]
-    )
-    out["share4_mixed"] = ScenarioSpec(
-        name="share4_mixed",
-        sim_time_s=t,
-        flows=[FlowSpec(cca=c) for c in ("cubic", "newreno", "cubic", "newreno")],
-    )
-    out["four_ues"] = ScenarioSpec(
-        name="four_ues",
-        sim_time_s=t,
-        num_ues=4,
-        distances_m=[100.0, 170.0, 250.0, 340.0],
-        flows=[FlowSpec(ue=u) for u in range(4)],
-    )
-    out["video_vs_bulk"] = ScenarioSpec(
-        name="video_vs_bulk",
-        sim_time_s=t,
-        flows=[
-            FlowSpec(cca="cubic", traffic="video", video_rate_mbps=17.0, video_on_s=2.0,
-                     video_period_s=5.0),
-            FlowSpec(cca="cubic"),
-        ],
-    )  # fmt: skip
-    return out
-
-
-#: Scenario name -> builder of its spec for a simulated duration in seconds.
-SCENARIOS: dict[str, Callable[[float], ScenarioSpec]] = {
-    name: (lambda t, _n=name: _scenarios(t)[_n]) for name in _scenarios(10.0)
-}
+#: The calibration scenarios (``configs/scenario/calibration/<name>.yaml``), in table order.
+SCENARIOS: tuple[str, ...] = (
+    "static_cubic",
+    "fluctuating_cubic",
+    "fluctuating_newreno",
+    "fluctuating_bbr",
+    "fluctuating_xrc",
+    "share2_cubic",
+    "share4_mixed",
+    "four_ues",
+    "video_vs_bulk",
+)
+#: Their folder under ``configs/scenario/``.
+SCENARIO_FOLDER = "calibration"
+SIM_TIME_RANGE_S: tuple[float, float] = (2.0, 3600.0)
 
 
 def scenario(name: str, sim_time_s: float) -> ScenarioSpec:
-    """The calibration scenario ``name`` lasting ``sim_time_s`` seconds."""
-    if name not in SCENARIOS:
-        raise ValueError(f"scenario={name!r}: choose one of {', '.join(SCENARIOS)}")
-    if not 2.0 <= sim_time_s <= 3600.0:
-        raise ValueError(f"sim_time_s={sim_time_s!r}: allowed [2, 3600]")
-    return SCENARIOS[name](sim_time_s)
+    """The calibration scenario ``name`` lasting ``sim_time_s`` seconds.
+
+    Raises:
+        SpecError: An unknown ``name`` or ``sim_time_s`` outside [2, 3600], naming the argument.
+    """
+    check_choice("scenario", name, SCENARIOS)
+    check_range("sim_time_s", sim_time_s, *SIM_TIME_RANGE_S)
+    return load_scenario(f"{SCENARIO_FOLDER}/{name}", sim_time_s=float(sim_time_s))
 
 
 def run_metrics(rec: EpisodeRecords, from_s: float = WARMUP_S) -> dict[str, Any]:
     """The compared metrics of one run (``compute_metrics`` plus p95s of the delays)."""
     m = compute_metrics(rec, from_s=from_s)
-    keep = np.array(rec.times) > from_s
-    flows = np.stack(rec.flows)[keep]
-    ues = np.stack(rec.ues)[keep]
-    flow_ue = np.array([f.ue for f in rec.spec.flows])
-    active = flows[:, :, FLOW["active"]] > 0
-    ue_active = np.zeros(ues.shape[:2], dtype=bool)
-    for f, u in enumerate(flow_ue):
-        ue_active[:, u] |= active[:, f]
-    hol = ues[:, :, UE["hol_ms"]][ue_active]
-    samples = (flows[:, :, FLOW["rtt_samples"]] > 0) & active
-    qdelay = (flows[:, :, FLOW["rtt_mean_ms"]] - flows[:, :, FLOW["rtt_min_ms"]])[samples]
-
-    def pct(x: np.ndarray, q: float) -> float:
-        return float(np.percentile(x, q)) if x.size else float("nan")
-
+    hol, qdelay = delay_samples(rec, from_s)
     return {
         "utilization": m["utilization"] if m["utilization"] is not None else float("nan"),
         "jain": m["jain_fairness"],
-        "hol_p50_ms": pct(hol, 50),
-        "hol_p95_ms": pct(hol, 95),
-        "qdelay_p50_ms": pct(qdelay, 50),
-        "qdelay_p95_ms": pct(qdelay, 95),
+        "hol_p50_ms": percentile(hol, 50),
+        "hol_p95_ms": percentile(hol, 95),
+        "qdelay_p50_ms": percentile(qdelay, 50),
+        "qdelay_p95_ms": percentile(qdelay, 95),
         "throughput_mbps": [f["throughput_mbps"] for f in m["flows"]],
     }
 
@@ -236,7 +194,7 @@ def run_ns3(
 
     Returns the records and whether they came from the cache.
     """
-    from cellgym.evaluation import run_native
+    from evaluation.rollouts import run_native
 
     cca = spec.flows[0].cca
     path = None
@@ -273,7 +231,7 @@ def run_fast(
     from envs.fastsim.params import FastSimParams
     from envs.fastsim.session import FastSession
 
-    run_spec = spec if distances_m is None else dataclasses.replace(spec, mobility="static")
+    run_spec = spec if distances_m is None else spec.replace(channel={"mobility": "static"})
     rec = EpisodeRecords(spec=spec, controller=spec.flows[0].cca, seed=seed)
     params = FastSimParams.from_spec(run_spec, **dict(knobs or {}))
     session = FastSession(run_spec, rng_run_for_seed(seed), params)
@@ -295,7 +253,7 @@ def _run(job: Job) -> tuple[Job, dict[str, dict[str, Any]], dict[str, float]]:
     ns3, cached = run_ns3(job.spec, job.seed, job.ns3_cache)
     t1 = time.perf_counter()
     trace = None
-    if job.replay and job.spec.mobility != "static":
+    if job.replay and job.spec.channel.mobility != "static":
         trace = np.stack(ns3.ues)[:, :, UE["distance_m"]]
     fast = run_fast(job.spec, job.seed, trace, job.fast_knobs)
     t2 = time.perf_counter()
@@ -312,7 +270,7 @@ Result = tuple[Job, dict[str, dict[str, Any]], dict[str, float]]
 def run_jobs(jobs: Sequence[Job], n_jobs: int = 1) -> list[Result]:
     """Run ``jobs`` (each on both backends) on ``n_jobs`` worker processes."""
     if n_jobs < 1:
-        raise ValueError(f"jobs={n_jobs!r}: allowed [1, inf)")
+        raise SpecError(f"jobs={n_jobs!r}: allowed [1, inf)")
     out: list[Result] = []
 
     def done(res: Result) -> None:
@@ -377,7 +335,7 @@ def markdown(rows: Sequence[dict[str, Any]], meta: dict[str, Any]) -> str:
     lines = [
         "# Fast backend vs ns-3: calibration table",
         "",
-        f"Generated by `python -m cellgym.experiments.calibrate {meta['args']}` "
+        f"Generated by `python -m evaluation.experiments.calibrate {meta['args']}` "
         f"({meta['sim_time_s']:g} s per run, seeds {meta['seeds']}, steps after "
         f"{WARMUP_S:g} s). Each cell: ns-3 / fast, mean over seeds; ✗ = outside the target "
         "(utilization 5 % relative, Jain 0.03, delays 20 % or 3 ms). Queueing delay and per-flow "
@@ -432,7 +390,7 @@ def write(rows: Sequence[dict[str, Any]], runs: list[dict[str, Any]], meta: dict
 def parse_knobs(items: Sequence[str]) -> dict[str, Any]:
     """``["ul_period_ms=1", ...]`` -> ``{"ul_period_ms": 1}``, typed as the ``FastSimParams`` field.
 
-    Raises ``ValueError`` naming the item for a malformed one, an unknown knob or a bad value.
+    Raises ``SpecError`` naming the item for a malformed one, an unknown knob or a bad value.
     """
     from envs.fastsim.params import FastSimParams
 
@@ -442,9 +400,9 @@ def parse_knobs(items: Sequence[str]) -> dict[str, Any]:
         name, sep, text = item.partition("=")
         name = name.strip()
         if not sep:
-            raise ValueError(f"--fast-param {item!r}: expected KNOB=VALUE")
+            raise SpecError(f"--fast-param {item!r}: expected KNOB=VALUE")
         if name not in fields:
-            raise ValueError(f"--fast-param {name!r}: unknown knob; one of {', '.join(fields)}")
+            raise SpecError(f"--fast-param {name!r}: unknown knob; one of {', '.join(fields)}")
         default = getattr(FastSimParams, name, None)
         text = text.strip()
         try:
@@ -462,7 +420,7 @@ def parse_knobs(items: Sequence[str]) -> dict[str, Any]:
                 out[name] = text
         except ValueError:
             kind = type(default).__name__ if default is not None else "int"
-            raise ValueError(f"--fast-param {item!r}: {name} takes {kind} values") from None
+            raise SpecError(f"--fast-param {item!r}: {name} takes {kind} values") from None
     return out
 
 

@@ -1,10 +1,10 @@
 """Load finished runs for analysis (the notebooks in ``notebooks/`` use these helpers).
 
-A *run directory* is what ``python train.py`` writes (see ``agents.train``): ``.hydra/config.yaml``,
-``seed.txt``, ``progress.csv`` (SB3's CSV logger), ``eval_history.csv`` (periodic evaluation of the
-policy and the baselines), ``evaluation/`` (the final comparison) and, with ``logger=wandb``,
-``wandb/offline-run-*/run-*.wandb`` (offline W&B files). A sweep (``--multirun``) puts one run
-directory per job under its sweep directory.
+A *run directory* is what ``python train.py`` writes (see ``workflows.train``):
+``.hydra/config.yaml``, ``seed.txt``, ``progress.csv`` (SB3's CSV logger), ``eval_history.csv``
+(periodic evaluation of the policy and the baselines), ``evaluation/`` (the final comparison)
+and, with ``logger=wandb``, ``wandb/offline-run-*/run-*.wandb`` (offline W&B files). A sweep
+(``--multirun``) puts one run directory per job under its sweep directory.
 
 An *evaluation directory* is what ``python evaluate.py`` writes (``results.parquet``: one row per
 controller x scenario x seed; ``summary.csv``; ``flows.parquet``; ``timeseries.parquet``) or a

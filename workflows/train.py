@@ -15,9 +15,13 @@ The run directory receives:
 - ``eval_history.csv``: one row per periodic evaluation and controller (policy and XRC, same
   scenario and seeds);
 - ``evaluation/``: the final comparison of the trained policy with the baselines on
-  ``eval_backend`` and ``eval_seeds`` (``cellgym.evaluation.evaluate_many`` and
-  ``cellgym.report.write_report``: ``results.parquet``/``results.csv``, ``flows.parquet``,
+  ``eval_backend`` and ``eval_seeds`` (``evaluation.pool.evaluate_many`` and
+  ``evaluation.report.write_report``: ``results.parquet``/``results.csv``, ``flows.parquet``,
   ``timeseries.parquet``, ``summary.csv``, ``report.md``, PNG plots; ``comparison.txt``).
+
+The training pieces come from ``agents`` (factory, callbacks, loggers); this module wires them to
+``evaluation``: the periodic evaluation callback gets ``periodic_evaluator``, an evaluate function
+over ``evaluate_many`` (``agents`` never imports ``evaluation``).
 """
 
 from __future__ import annotations
@@ -31,6 +35,9 @@ from typing import Any
 
 import numpy as np
 
+from cellgym.metrics import group_means
+from cellgym.reward import RewardSpec
+from cellgym.scenario import ScenarioSpec
 from configs.schema import TrainConfig, register_configs, to_dict, validate_train
 
 log = logging.getLogger(__name__)
@@ -93,7 +100,7 @@ def _final_model(cfg: TrainConfig, run_dir: Path) -> tuple[Path, str]:
     return run_dir / "model.zip", "last"
 
 
-#: Per-controller means that ``train`` returns and prints (``cellgym.evaluation`` columns).
+#: Per-controller means that ``train`` returns and prints (``evaluation.records`` columns).
 MEAN_COLUMNS: dict[str, str] = {
     "reward_mean": "mean_reward",
     "utilization": "utilization",
@@ -111,8 +118,8 @@ def final_evaluation(
 ) -> tuple[Any, dict[str, dict[str, float]], Any, dict[str, Path]]:
     """Evaluate the trained model and ``eval_baselines`` on ``eval_backend`` and ``eval_seeds``.
 
-    Runs ``cellgym.evaluation.evaluate_many`` (``eval_jobs`` simulations at a time; the policy
-    goes through ``run_policy`` exactly like the baselines) and ``cellgym.report.write_report``
+    Runs ``evaluation.pool.evaluate_many`` (``eval_jobs`` simulations at a time; the policy
+    goes through ``run_policy`` exactly like the baselines) and ``evaluation.report.write_report``
     into ``<run_dir>/evaluation/``: ``results.parquet``/``results.csv`` (one row per controller
     and seed), ``flows.parquet``, ``timeseries.parquet``, ``summary.csv`` (mean and 95 % CI per
     controller), ``report.md``, the PNG plots, and ``comparison.txt`` (the summary as text).
@@ -121,8 +128,8 @@ def final_evaluation(
         The results table, the per-controller means (``MEAN_COLUMNS``), the summary table and
         the written paths.
     """
-    from cellgym.evaluation import evaluate_many
-    from cellgym.report import summarize, summary_table, write_report
+    from evaluation.pool import evaluate_many
+    from evaluation.report import summarize, summary_table, write_report
 
     eval_dir = run_dir / "evaluation"
     label = cfg.agent.name
@@ -150,13 +157,11 @@ def final_evaluation(
     table = summary_table(summary)
     (eval_dir / "comparison.txt").write_text(table + "\n")
     paths["comparison"] = eval_dir / "comparison.txt"
-    means: dict[str, dict[str, float]] = {}
-    for controller, group in results.groupby("controller", sort=False):
-        ok = group[group["status"] == "ok"]
-        means[str(controller)] = {
-            key: float(ok[col].mean()) if len(ok) else float("nan")
-            for key, col in MEAN_COLUMNS.items()
-        }
+    by_column = group_means(results, list(MEAN_COLUMNS.values()))
+    means = {
+        controller: {key: row[col] for key, col in MEAN_COLUMNS.items()}
+        for controller, row in by_column.items()
+    }
     failed = results[results["status"] != "ok"]
     if len(failed):
         for _, r in failed.iterrows():
@@ -164,6 +169,49 @@ def final_evaluation(
                 "final evaluation of %s, seed %s failed: %s", r["controller"], r["seed"], r["error"]
             )
     return results, means, summary, paths
+
+
+def periodic_evaluator(
+    spec: ScenarioSpec,
+    seeds: list[int],
+    reward: RewardSpec,
+    backend: str,
+    env_kwargs: dict[str, Any],
+    deterministic: bool = True,
+) -> Any:
+    """The evaluate function of ``agents.callbacks.PeriodicEvalCallback``.
+
+    ``evaluate(controller, policy)`` runs ``controller`` (a baseline name, or the label of the
+    in-process ``policy``) on ``spec`` and ``seeds`` through ``evaluate_many`` in this process (the
+    final evaluation's code path: policies through ``run_policy``, native controllers through
+    ``run_native`` with their reward computed from the same records) and returns its results.
+    """
+    from evaluation.pool import evaluate_many
+
+    def evaluate(controller: str, policy: Any = None) -> Any:
+        # One line per job is right for the final evaluation, noise every few thousand steps.
+        quiet = logging.getLogger("evaluation.pool")
+        level = quiet.level
+        quiet.setLevel(logging.WARNING)
+        try:
+            return evaluate_many(
+                [controller],
+                [spec],
+                list(seeds),
+                reward=reward,
+                backend=backend,
+                jobs=1,
+                policies={controller: policy} if policy is not None else None,
+                timeout_s=env_kwargs.get("timeout_s", 60.0),
+                max_change=env_kwargs.get("max_change", 2.0),
+                action_mode=env_kwargs.get("action_mode", "cwnd"),
+                deterministic=deterministic,
+                keep_timeseries=False,
+            ).results
+        finally:
+            quiet.setLevel(level)
+
+    return evaluate
 
 
 def train(cfg: Any) -> dict[str, Any]:
@@ -229,16 +277,20 @@ def train(cfg: Any) -> dict[str, Any]:
             model = make_model(typed, venv, seed)
         model.set_logger(loggers.sb3)
         ekw = {**env_kwargs(typed), "timeout_s": typed.timeout_s}
+        periodic_backend = typed.eval.backend or typed.backend.name
         evaluator = PeriodicEvalCallback(
-            typed.scenario,
-            typed.reward,
+            periodic_evaluator(
+                typed.scenario,
+                list(typed.eval.seeds),
+                typed.reward,
+                periodic_backend,
+                ekw,
+                deterministic=typed.eval.deterministic,
+            ),
             typed.agent.name,
-            typed.eval.seeds,
             typed.eval.baselines,
-            typed.eval.backend or typed.backend.name,
             typed.eval.freq,
             run_dir,
-            ekw,
             deterministic=typed.eval.deterministic,
             features=typed.features,
         )
@@ -308,8 +360,8 @@ def train(cfg: Any) -> dict[str, Any]:
     if best is not None:
         steps, rewards = best
         print(
-            f"periodic evaluation ({evaluator.backend} backend, seeds {evaluator.seeds}), best at "
-            f"{steps} steps: "
+            f"periodic evaluation ({periodic_backend} backend, seeds {list(typed.eval.seeds)}), "
+            f"best at {steps} steps: "
             + ", ".join(f"{name} reward {value:.4f}" for name, value in rewards.items())
         )
     print(f"report: {paths['report'].resolve()}")

@@ -1,6 +1,6 @@
 """Reproduce the XRC paper's experiments (Figs. 1 and 3-7) on CellGym's ns-3 cell.
 
-    .venv/bin/python -m cellgym.experiments.xrc_paper --out docs/xrc-reproduction [--seeds 3]
+    .venv/bin/python -m evaluation.experiments.xrc_paper --out docs/xrc-reproduction [--seeds 3]
 
 Every run is a scenario from ``configs/scenario/xrc_fig*.yaml`` with its ``agent`` flow replaced by
 the congestion control under test (native ns-3 TCPs and CellGym's native XRC sender). Runs go in
@@ -25,13 +25,20 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from omegaconf import OmegaConf
 
 from cellgym.fields import FLOW, UE
-from cellgym.metrics import EpisodeRecords, compute_metrics
-from cellgym.paths import REPO_ROOT
-from cellgym.reward import jain_index
-from cellgym.scenario import ScenarioSpec
+from cellgym.metrics import (
+    EpisodeRecords,
+    budget_compliance,
+    chunk_delivery_s,
+    completed_fct_s,
+    compute_metrics,
+    overlap_jain,
+    percentile,
+    queueing_delay_samples,
+    rate_mbps,
+)
+from cellgym.scenario import ScenarioSpec, load_scenario
 
 log = logging.getLogger(__name__)
 
@@ -44,16 +51,11 @@ FIG7_CCAS = ("xrc", "cubic", "newreno", "illinois", "veno")
 VIDEO_CHUNK_BYTES = 17e6 / 8 * 2  # 2 s at 17 Mbit/s
 
 
-def load_scenario(name: str, quick: bool = False) -> ScenarioSpec:
-    """Load ``configs/scenario/<name>.yaml`` (``quick`` shortens it to at most 12 s)."""
-    cfg = OmegaConf.to_container(
-        OmegaConf.load(REPO_ROOT / "configs" / "scenario" / f"{name}.yaml")
-    )
-    assert isinstance(cfg, dict)
-    cfg.pop("defaults", None)
-    spec = ScenarioSpec.from_config(cfg)
+def paper_scenario(name: str, quick: bool = False) -> ScenarioSpec:
+    """``configs/scenario/<name>.yaml`` (``quick`` shortens it to at most 12 s)."""
+    spec = load_scenario(name)
     if quick:
-        spec = dataclasses.replace(spec, sim_time_s=min(spec.sim_time_s, 12.0))
+        spec = spec.replace(sim_time_s=min(spec.sim_time_s, 12.0))
         spec.flows = [f for f in spec.flows if f.start_s < spec.sim_time_s - 2]
     return spec
 
@@ -75,7 +77,7 @@ class Job:
 
 
 def _run(job: Job) -> tuple[Job, EpisodeRecords, float]:
-    from cellgym.evaluation import run_native
+    from evaluation.rollouts import run_native
 
     t0 = time.perf_counter()
     rec = run_native(job.spec, job.label, job.seed, timeout_s=600)
@@ -85,26 +87,26 @@ def _run(job: Job) -> tuple[Job, EpisodeRecords, float]:
 def make_jobs(seeds: Sequence[int], quick: bool) -> list[Job]:
     """Every run of every figure."""
     jobs = []
-    fig1 = load_scenario("xrc_fig1", quick)
+    fig1 = paper_scenario("xrc_fig1", quick)
     for cca in FIG1_CCAS:
         for s in seeds:
             jobs.append(Job("fig1", cca, with_ccas(fig1, {0: cca}), s))
-    fig3 = load_scenario("xrc_fig3", quick)
+    fig3 = paper_scenario("xrc_fig3", quick)
     for other in ("illinois", "cubic"):
         jobs.append(Job("fig3", f"xrc+{other}", with_ccas(fig3, {0: "xrc", 1: other}), seeds[0]))
-    fig4 = load_scenario("xrc_fig4", quick)
+    fig4 = paper_scenario("xrc_fig4", quick)
     for cca in FIG4_CCAS:
         jobs.append(Job("fig4", cca, with_ccas(fig4, dict.fromkeys(range(4), cca)), seeds[0]))
-    fig5 = load_scenario("xrc_fig5", quick)
+    fig5 = paper_scenario("xrc_fig5", quick)
     for first in FIG5_FIRST:
         for second in FIG5_SECOND:
             for s in seeds:
                 label = f"{first} vs {second}"
                 jobs.append(Job("fig5", label, with_ccas(fig5, {0: first, 1: second}), s))
-    fig6 = load_scenario("xrc_fig6", quick)
+    fig6 = paper_scenario("xrc_fig6", quick)
     for cca in FIG6_CCAS:
         jobs.append(Job("fig6", cca, with_ccas(fig6, {0: cca}), seeds[0]))
-    fig7 = load_scenario("xrc_fig7", quick)
+    fig7 = paper_scenario("xrc_fig7", quick)
     for cca in FIG7_CCAS:
         jobs.append(Job("fig7", cca, with_ccas(fig7, {0: cca}), seeds[0]))
     return jobs
@@ -115,27 +117,9 @@ def _arrays(rec: EpisodeRecords) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     return np.array(rec.times), np.stack(rec.flows), np.stack(rec.ues)
 
 
-def overlap_jain(rec: EpisodeRecords, flows: Sequence[int], from_s: float) -> float:
-    """Jain's index of the flows' throughputs over the time they were all active after from_s."""
-    t, fl, _ = _arrays(rec)
-    mask = (t > from_s) & np.all(fl[:, flows, FLOW["active"]] > 0, axis=1)
-    return jain_index(fl[mask][:, flows, FLOW["rx_bytes"]].sum(axis=0))
-
-
-def chunk_delivery_s(rec: EpisodeRecords, flow: int, period_s: float = 10.0) -> list[float]:
-    """Delivery time of each video chunk: from its start until all its bytes reached the UE."""
-    t, fl, _ = _arrays(rec)
-    start = rec.spec.flows[flow].start_s
-    cum = np.cumsum(fl[:, flow, FLOW["rx_bytes"]])
-    out = []
-    k = 0
-    while start + k * period_s < t[-1] - period_s:
-        done = np.nonzero(cum >= (k + 1) * VIDEO_CHUNK_BYTES)[0]
-        if done.size == 0:
-            break
-        out.append(float(t[done[0]] - (start + k * period_s)))
-        k += 1
-    return out
+def short_fcts(rec: EpisodeRecords) -> np.ndarray:
+    """Completion times of the short flows (every flow after the first, the capacity seeker)."""
+    return completed_fct_s(compute_metrics(rec)["flows"][1:])
 
 
 def analyse(results: list[tuple[Job, EpisodeRecords, float]]) -> dict[str, Any]:
@@ -193,23 +177,22 @@ def analyse(results: list[tuple[Job, EpisodeRecords, float]]) -> dict[str, Any]:
     for label, recs in group("fig6").items():
         rec = recs[0]
         t, fl, _ = _arrays(rec)
-        q = fl[:, 0, FLOW["rtt_mean_ms"]] - fl[:, 0, FLOW["rtt_min_ms"]]
-        q = q[(fl[:, 0, FLOW["rtt_samples"]] > 0) & (t > 1.0)]
-        chunks = chunk_delivery_s(rec, 1)
+        q = queueing_delay_samples(fl[t > 1.0][:, 0])
+        chunks = chunk_delivery_s(rec, 1, VIDEO_CHUNK_BYTES)
         fig6[label] = {
-            "queueing_within_budget": float(np.mean(q <= 10.0)) if q.size else None,
+            "queueing_within_budget": budget_compliance(q, 10.0),
             "chunk_delivery_mean_s": float(np.mean(chunks)) if chunks else None,
             "chunk_delivery_max_s": float(np.max(chunks)) if chunks else None,
         }
     out["fig6"] = fig6
     fig7 = {}
     for label, recs in group("fig7").items():
-        fcts = [f["fct_s"] for f in compute_metrics(recs[0])["flows"][1:] if f["fct_s"] is not None]
+        fcts = short_fcts(recs[0])
         fig7[label] = {
-            "fct_p50_s": float(np.percentile(fcts, 50)) if fcts else None,
-            "fct_p90_s": float(np.percentile(fcts, 90)) if fcts else None,
-            "fct_max_s": float(np.max(fcts)) if fcts else None,
-            "completed": len(fcts),
+            "fct_p50_s": percentile(fcts, 50) if fcts.size else None,
+            "fct_p90_s": percentile(fcts, 90) if fcts.size else None,
+            "fct_max_s": float(np.max(fcts)) if fcts.size else None,
+            "completed": int(fcts.size),
             "hol_p90_ms": mean_metric(recs, "hol_delay_ms", "p90"),
         }
     out["fig7"] = fig7
@@ -240,7 +223,7 @@ def plot(results: list[tuple[Job, EpisodeRecords, float]], out: Path) -> list[st
         if not cap_drawn:
             a.fill_between(t, ue[:, 0, UE["capacity_mbps"]], color="0.85", label="capacity")
             cap_drawn = True
-        rate = fl[:, 0, FLOW["rx_bytes"]] * 8e-6 / (rec.spec.step_ms / 1000)
+        rate = rate_mbps(fl[:, 0, FLOW["rx_bytes"]], rec.spec.step_ms / 1000)
         a.plot(t, np.convolve(rate, np.ones(10) / 10, mode="same"), label=cca, lw=1)
         hol = np.sort(ue[:, 0, UE["hol_ms"]])
         b.plot(hol, np.linspace(0, 1, hol.size), label=cca)
@@ -267,7 +250,7 @@ def plot(results: list[tuple[Job, EpisodeRecords, float]], out: Path) -> list[st
             rec = first[(figname, lab)]
             t, fl, _ = _arrays(rec)
             for f, fs in enumerate(rec.spec.flows):
-                rate = fl[:, f, FLOW["rx_bytes"]] * 8e-6 / (rec.spec.step_ms / 1000)
+                rate = rate_mbps(fl[:, f, FLOW["rx_bytes"]], rec.spec.step_ms / 1000)
                 ax.plot(
                     t,
                     np.convolve(rate, np.ones(25) / 25, mode="same"),
@@ -289,10 +272,8 @@ def plot(results: list[tuple[Job, EpisodeRecords, float]], out: Path) -> list[st
             hol = np.sort(ue[:, 0, UE["hol_ms"]])
             a.plot(hol, np.linspace(0, 1, hol.size), label=lab, lw=1)
         if figname == "fig7":
-            fcts = sorted(
-                f["fct_s"] for f in compute_metrics(rec)["flows"][1:] if f["fct_s"] is not None
-            )
-            if fcts:
+            fcts = np.sort(short_fcts(rec))
+            if fcts.size:
                 b.plot(fcts, np.linspace(0, 1, len(fcts)), label=lab)
     a.set(xlabel="RLC HoL delay (ms)", ylabel="CDF", title="Fig. 5: HoL delay", xscale="symlog")
     b.set(xlabel="FCT of short NewReno flows (s)", ylabel="CDF", title="Fig. 7: FCT")
@@ -316,7 +297,7 @@ def report(numbers: dict[str, Any], figures: list[str], wall_s: float, args: Any
     lines = [
         "# XRC paper experiments, reproduced on CellGym's ns-3 cell",
         "",
-        f"Command: `.venv/bin/python -m cellgym.experiments.xrc_paper --out {args.out} "
+        f"Command: `.venv/bin/python -m evaluation.experiments.xrc_paper --out {args.out} "
         f"--seeds {args.seeds} --jobs {args.jobs}{' --quick' if args.quick else ''}` "
         f"({wall_s / 60:.1f} min wall time on this 2-core machine). Scenarios: "
         "`configs/scenario/xrc_fig*.yaml`. Set-up: 50 RBs, RLC buffer 128 packets, minimum RTT "

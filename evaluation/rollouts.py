@@ -1,0 +1,154 @@
+"""Rollouts: run one controller on one scenario and seed, recording every step.
+
+A controller takes the scenario's ``agent`` flow:
+
+- a native sender (an ns-3 TCP by name, ``cubic``, ``newreno``, ..., or ``xrc``) replaces the
+  flow's congestion control and runs inside the simulator (``run_native``);
+- a policy (a baseline from ``baselines``, a trained checkpoint, anything with SB3's ``predict``)
+  drives the flow through ``LteCellEnv``, exactly as in training (``run_policy``). Learned
+  policies and the XRC policy go through this same loop.
+
+``run_controller`` runs one controller by name (the registry ``cellgym.controllers`` says which
+kind it is).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from cellgym import controllers
+from cellgym.metrics import EpisodeRecords
+from cellgym.reward import RewardSpec
+from cellgym.scenario import ScenarioSpec
+from cellgym.seeding import rng_run_for_seed
+from cellgym.vocab import AGENT_CCA, NATIVE_CCAS, SpecError
+
+#: ``predict(obs, state, episode_start, deterministic) -> (action, state)``, as in SB3.
+Predictor = Any
+
+
+def with_native_agent(spec: ScenarioSpec, cca: str) -> ScenarioSpec:
+    """A copy of ``spec`` whose ``agent`` flows run the native sender ``cca`` instead."""
+    if cca not in NATIVE_CCAS:
+        raise SpecError(f"controller {cca!r} is not native: choose one of {NATIVE_CCAS}")
+    flows = [
+        dataclasses.replace(f, cca=cca) if f.cca == AGENT_CCA else dataclasses.replace(f)
+        for f in spec.flows
+    ]
+    return dataclasses.replace(spec, flows=flows)
+
+
+def run_native(
+    spec: ScenarioSpec,
+    cca: str,
+    seed: int,
+    backend: str = "ns3",
+    timeout_s: float = 60.0,
+    on_step: Callable[[float], None] | None = None,
+) -> EpisodeRecords:
+    """Run ``spec`` with its agent flow(s) under the native sender ``cca``; return the records."""
+    from envs.session import open_session
+
+    native = with_native_agent(spec, cca) if spec.agent_flows else spec
+    rec = EpisodeRecords(spec=native, controller=cca, seed=seed)
+    session = open_session(native, rng_run_for_seed(seed), backend=backend, timeout_s=timeout_s)
+    try:
+        raw = session.start()
+        rec.append(raw.t, raw.flows, raw.ues)
+        empty = np.zeros((0, 2))
+        while not raw.done:
+            raw = session.step(empty)
+            rec.append(raw.t, raw.flows, raw.ues)
+            if on_step is not None:
+                on_step(raw.t)
+    finally:
+        session.close()
+    return rec
+
+
+def run_policy(
+    spec: ScenarioSpec,
+    policy: Predictor,
+    seed: int,
+    label: str,
+    reward: RewardSpec | None = None,
+    backend: str = "ns3",
+    env_kwargs: dict[str, Any] | None = None,
+    deterministic: bool = True,
+    on_step: Callable[[float], None] | None = None,
+) -> EpisodeRecords:
+    """Drive the scenario's agent flow with ``policy`` through ``LteCellEnv``; return records."""
+    from envs.lte_cell import LteCellEnv
+
+    env = LteCellEnv(scenario=spec, reward=reward, backend=backend, **(env_kwargs or {}))
+    rec = EpisodeRecords(spec=spec, controller=label, seed=seed)
+    try:
+        obs, info = env.reset(seed=seed)
+        rec.append(info["t"], info["flows"], info["ues"])
+        if hasattr(policy, "reset"):
+            policy.reset()
+        state, start, done = None, np.array([True]), False
+        while not done:
+            action, state = policy.predict(
+                obs, state=state, episode_start=start, deterministic=deterministic
+            )
+            start = np.array([False])
+            obs, r, terminated, truncated, info = env.step(action)
+            rec.append(info["t"], info["flows"], info["ues"], r)
+            done = terminated or truncated
+            if on_step is not None:
+                on_step(info["t"])
+    finally:
+        env.close()
+    return rec
+
+
+def make_baseline(name: str, spec: ScenarioSpec, reward: RewardSpec, max_change: float) -> Any:
+    """The registry's policy ``name`` set up for ``spec``'s step and ``reward``'s delay budget."""
+    from baselines import make_policy
+
+    return make_policy(
+        name, max_change=max_change, step_ms=spec.step_ms, budget_ms=reward.delay_budget_ms
+    )
+
+
+def run_controller(
+    spec: ScenarioSpec,
+    controller: str,
+    seed: int,
+    reward: RewardSpec,
+    backend: str = "ns3",
+    timeout_s: float = 60.0,
+    max_change: float = 2.0,
+    action_mode: str = "cwnd",
+    policy: Predictor | None = None,
+) -> EpisodeRecords:
+    """Run one controller by name: native in the simulator, or a policy through the env.
+
+    Args:
+        spec: The scenario; the controller takes its ``agent`` flow.
+        controller: A name of the registry ``cellgym.controllers`` (a native sender or a
+            policy), or the label of ``policy``.
+        seed: The run's seed.
+        reward: Reward weights and budget (policies only; also the XRC policy's budget).
+        backend: Simulator backend.
+        timeout_s: Longest wait for one simulator step.
+        max_change: The environment's largest per-step change factor (policies only).
+        action_mode: ``cwnd`` or ``rate`` (policies only).
+        policy: A trained policy to run under the label ``controller``.
+
+    Raises:
+        SpecError: ``controller`` is not in the registry (and no ``policy`` is given), or does
+            not run on ``backend``.
+    """
+    if policy is None:
+        entry = controllers.get(controller, backend, field_name="controller")
+        if entry.kind == "native":
+            return run_native(spec, controller, seed, backend, timeout_s)
+        policy = make_baseline(controller, spec, reward, max_change)
+    env_kwargs = {"timeout_s": timeout_s, "max_change": max_change, "action_mode": action_mode}
+    return run_policy(spec, policy, seed, controller, reward, backend, env_kwargs)

@@ -1,0 +1,213 @@
+"""Evaluate controllers x scenarios x seeds in parallel: ``python evaluate.py [overrides]``.
+
+The root ``evaluate.py`` calls ``main`` here.
+
+See configs/evaluate.yaml for the options. For example::
+
+    python evaluate.py 'controllers=[xrc_policy,cubic,ppo:runs/<dir>]' 'seeds=[1,2,3]'
+        'scenarios=[vs_cubic,fluctuating]' jobs=2
+
+writes to ``out_dir`` the tables ``results.parquet``/``results.csv`` (one row per controller,
+scenario and seed), ``flows.parquet`` (per flow), ``timeseries.parquet`` (per step),
+``summary.csv`` (mean and 95 % t confidence interval per controller and scenario),
+``report.md``, ``comparison.txt`` and the plots (throughput-delay scatter, delay CDFs, time
+series); then prints the comparison table and the paths of the plots.
+
+Exit status: 0 when every run finished, 1 when some failed (they are listed; the others are still
+reported), 2 for an invalid config (before any simulation).
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import sys
+from pathlib import Path
+from typing import Any
+
+import hydra
+from omegaconf import DictConfig
+
+from cellgym.vocab import (
+    ACTION_MODES,
+    BACKENDS,
+    SpecError,
+    check_above,
+    check_choice,
+    check_max_change,
+    check_range,
+)
+from configs.schema import register_configs
+
+log = logging.getLogger("evaluate")
+register_configs()
+
+
+def backend_name(cfg: DictConfig) -> str:
+    """The simulator: ``backend.name`` of the ``backend`` group (or a plain string)."""
+    backend = cfg.backend
+    return str(backend if isinstance(backend, str) else backend.name)
+
+
+def validate(cfg: DictConfig) -> dict[str, Any]:
+    """Check every option before any simulation; return the resolved arguments of the run.
+
+    Returns:
+        ``controllers`` (``ControllerSpec`` list), ``scenarios`` (``ScenarioSpec`` list),
+        ``reward`` (``RewardSpec``) and the plain options.
+
+    Raises:
+        SpecError: Naming the first invalid field and its allowed values or range.
+    """
+    from cellgym.metrics import check_confidence
+    from cellgym.reward import RewardSpec
+    from cellgym.scenario import ScenarioSpec, load_scenario
+    from configs.schema import to_dict
+    from evaluation.resolve import resolve_controller
+
+    def check(ok: bool, message: str) -> None:
+        if not ok:
+            raise SpecError(message)
+
+    backend = backend_name(cfg)
+    check_choice("backend.name", backend, BACKENDS)
+    if cfg.jobs < 1:
+        raise SpecError(f"jobs={cfg.jobs!r} is out of range: allowed [1, inf)")
+    check_confidence(cfg.confidence)
+    check_range("from_s", cfg.from_s, 0.0)
+    if cfg.sim_time_s is not None:
+        check_above("sim_time_s", cfg.sim_time_s, cfg.from_s)
+    check_above("timeout_s", cfg.timeout_s, 0.0)
+    check_max_change(cfg.max_change)
+    check_choice("action_mode", cfg.action_mode, ACTION_MODES)
+    check(len(cfg.controllers) > 0, "controllers is empty: give at least one controller")
+    check(len(cfg.seeds) > 0, "seeds is empty: give at least one seed")
+    check(len(set(cfg.seeds)) == len(cfg.seeds), f"seeds={list(cfg.seeds)} holds a seed twice")
+    try:
+        controllers = [
+            resolve_controller(str(c), f"controllers[{i}]", backend=backend)
+            for i, c in enumerate(cfg.controllers)
+        ]
+        if cfg.scenarios:
+            scenarios = [load_scenario(str(s)) for s in cfg.scenarios]
+        else:
+            scenarios = [ScenarioSpec.from_config(cfg.scenario)]
+        reward = RewardSpec(**to_dict(cfg.reward))
+    except SpecError:
+        raise
+    except (ValueError, FileNotFoundError) as exc:  # e.g. a checkpoint path with no model
+        raise SpecError(str(exc)) from None
+    for i, spec in enumerate(scenarios):
+        where = f"scenarios[{i}]" if cfg.scenarios else "scenario"
+        check(bool(spec.agent_flows), f"{where}={spec.name!r} has no agent flow to control")
+        check(
+            cfg.from_s < (cfg.sim_time_s or spec.sim_time_s),
+            f"from_s={cfg.from_s:g} is out of range for {where}={spec.name!r}: "
+            f"allowed [0, {cfg.sim_time_s or spec.sim_time_s:g})",
+        )
+    return {
+        "controllers": controllers,
+        "scenarios": scenarios,
+        "reward": reward,
+        "seeds": [int(s) for s in cfg.seeds],
+        "backend": backend,
+    }
+
+
+def evaluate(cfg: DictConfig) -> dict[str, Any]:
+    """Run every controller x scenario x seed, write the tables, report and plots; print them.
+
+    Returns:
+        ``results``, ``flows``, ``timeseries`` (DataFrames), ``summary`` (``summarize``) and
+        ``paths`` (the written files by key, see ``evaluation.report.write_report``).
+
+    Raises:
+        SpecError: For an invalid option, before any simulation.
+    """
+    from evaluation.pool import evaluate_many
+    from evaluation.report import summarize, summary_table, write_report
+
+    args = validate(cfg)
+    out = Path(cfg.out_dir)
+    n = len(args["controllers"]) * len(args["scenarios"]) * len(args["seeds"])
+    log.info(
+        "%d runs (%d controllers x %d scenarios x %d seeds) on %s, %d at a time",
+        n,
+        len(args["controllers"]),
+        len(args["scenarios"]),
+        len(args["seeds"]),
+        args["backend"],
+        cfg.jobs,
+    )
+    results, flows, timeseries = evaluate_many(
+        args["controllers"],
+        args["scenarios"],
+        args["seeds"],
+        args["reward"],
+        backend=args["backend"],
+        jobs=int(cfg.jobs),
+        timeout_s=float(cfg.timeout_s),
+        max_change=float(cfg.max_change),
+        action_mode=str(cfg.action_mode),
+        deterministic=bool(cfg.deterministic),
+        from_s=float(cfg.from_s),
+        sim_time_s=None if cfg.sim_time_s is None else float(cfg.sim_time_s),
+    )
+    notes = (
+        f"Backend `{args['backend']}`, seeds {args['seeds']}, reward budget "
+        f"{args['reward'].delay_budget_ms:g} ms. Command: `python {' '.join(sys.argv)}`"
+    )
+    paths = write_report(
+        results,
+        out,
+        flows=flows,
+        timeseries=timeseries,
+        confidence=float(cfg.confidence),
+        notes=notes,
+    )
+    summary = summarize(results, confidence=float(cfg.confidence))
+    table = summary_table(summary)
+    (out / "comparison.txt").write_text(table + "\n")
+    paths["comparison"] = out / "comparison.txt"
+
+    pct = f"{cfg.confidence:.0%}".replace("%", " %")
+    print(f"mean ± {pct} confidence interval over seeds {args['seeds']} ({args['backend']}):")
+    print(table)
+    failed = results[results["status"] != "ok"]
+    for _, r in failed.iterrows():
+        print(f"FAILED {r['controller']} / {r['scenario']} / seed {r['seed']}: {r['error']}")
+    print()
+    for path in paths.values():
+        if path.suffix == ".png":
+            print(f"plot: {path.resolve()}")
+    print(f"report: {paths['report'].resolve()}")
+    print(f"results: {paths['results'].resolve()}")
+    return {
+        "results": results,
+        "flows": flows,
+        "timeseries": timeseries,
+        "summary": summary,
+        "paths": paths,
+    }
+
+
+@hydra.main(config_path="../configs", config_name="evaluate", version_base="1.3")
+def main(cfg: DictConfig) -> float:
+    """Hydra entry point; exits 2 on an invalid config, 1 when some run failed.
+
+    Returns the mean reward over all finished runs (an objective for Hydra sweepers).
+    """
+    try:
+        out = evaluate(cfg)
+    except SpecError as exc:
+        print(f"evaluate.py: invalid config: {exc}", file=sys.stderr)
+        sys.exit(2)
+    results = out["results"]
+    if (results["status"] != "ok").any():
+        sys.exit(1)
+    reward = results["mean_reward"].mean()
+    return float(reward) if math.isfinite(reward) else float("nan")
+
+
+if __name__ == "__main__":
+    main()
