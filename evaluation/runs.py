@@ -225,12 +225,17 @@ def final_rewards(run_dir: str | Path) -> pd.Series:
     """Mean reward per controller (over the seeds) in a run's final evaluation (``evaluation/``).
 
     For the trained policy (labelled with the agent's name, e.g. ``ppo``) this is the objective
-    that ``train.py``'s Hydra main returns to sweepers such as Optuna.
+    that ``train.py``'s Hydra main returns to sweepers such as Optuna (the same aggregator,
+    ``cellgym.metrics.group_means``, over the successful runs).
     """
+    from cellgym.metrics import group_means
+
     results = load_results(Path(run_dir) / "evaluation")
     if "status" in results:
         results = results[results["status"].eq("ok")]
-    return results.groupby("controller", sort=False)["reward_mean"].mean()
+    means = group_means(results, ["reward_mean"])
+    series = pd.Series({c: m["reward_mean"] for c, m in means.items()}, name="reward_mean")
+    return series.rename_axis("controller")
 
 
 def load_summary(eval_dir: str | Path) -> pd.DataFrame:

@@ -33,6 +33,7 @@ from cellgym.metrics import (
     chunk_delivery_s,
     completed_fct_s,
     compute_metrics,
+    mean_ci,
     overlap_jain,
     percentile,
     queueing_delay_samples,
@@ -141,7 +142,7 @@ def analyse(results: list[tuple[Job, EpisodeRecords, float]]) -> dict[str, Any]:
             m = compute_metrics(r, from_s=1.0)
             v = m[key] if sub is None else m[key][sub]
             vals.append(np.nan if v is None else v)
-        return float(np.nanmean(vals))
+        return mean_ci(vals)[0]
 
     fig1 = {}
     for label, recs in group("fig1").items():
