@@ -1,9 +1,9 @@
 """Keep numba's on-disk cache of the fast simulator consistent with its sources.
 
 numba keys a cached function on its own source file only (modification time and size), but the
-kernels here compile in code and constants from several modules (``core``'s step inlined into
-``single``'s environment step, column indices from ``state``, ``params`` and
-``cellgym.fields``). After an edit to one of those, a cached function of another module would
+kernels here compile in code and constants from several modules (the model's parts inlined into
+``driver``'s step, column indices from ``state``, ``params`` and ``cellgym.fields``, codes from
+``codes``). After an edit to one of those, a cached function of another module would
 run the old code. ``kernel_cache_dir`` therefore points numba's cache, while the kernels'
 modules are imported (numba picks a function's cache location when it is decorated), at a
 directory named by a digest of all those sources: changed sources, a fresh directory; a process
@@ -21,9 +21,10 @@ from pathlib import Path
 from numba.core import config
 
 _HERE = Path(__file__).resolve().parent
-#: Sources that numba compiles into this package's kernels.
+#: Sources that numba compiles into this package's kernels: every module of the package and its
+#: subpackages (``senders/``, ``enb_agents/``), and the shared column layout.
 SOURCES: tuple[Path, ...] = (
-    *sorted(_HERE.glob("*.py")),
+    *sorted(p for p in _HERE.rglob("*.py") if "__pycache__" not in p.parts),
     _HERE.parent.parent / "cellgym" / "fields.py",
 )
 PREFIX = "numba-"
@@ -33,7 +34,7 @@ def sources_digest() -> str:
     """SHA-256 over the kernels' sources."""
     h = hashlib.sha256()
     for path in SOURCES:
-        h.update(path.name.encode())
+        h.update(path.relative_to(_HERE.parent.parent).as_posix().encode())
         h.update(path.read_bytes())
     return h.hexdigest()
 

@@ -1,7 +1,7 @@
 """Frozen parameters of the fast simulator, built from the one ``ScenarioSpec`` both backends read.
 
-``FastSimParams.from_spec(spec)`` turns a scenario into plain arrays that the compiled kernel
-(``envs.fastsim.core``) reads: a vector of cell-wide scalars (``P_*`` indices), a ``[F, FC_*]``
+``FastSimParams.from_spec(spec)`` turns a scenario into plain arrays that the compiled kernels
+(``envs.fastsim.driver``) read: a vector of cell-wide scalars (``P_*`` indices), a ``[F, FC_*]``
 matrix of flow settings and the link-adaptation tables. Model knobs that the scenario does not
 name (air-interface delays, HARQ block error rate, scheduler, the calibrated SINR -> CQI
 thresholds) are fields with defaults calibrated against ns-3 (docs/calibration/README.md).
@@ -16,19 +16,21 @@ import numpy as np
 
 from cellgym.fields import SEGMENT_BYTES
 from cellgym.scenario import ScenarioSpec, SpecError
+from envs.fastsim.codes import (
+    RECOVERY_CODES,
+    SCHEDULER_CODES,
+    TRAFFIC_CODES,
+    UPLINK_CODES,
+    cca_code,
+)
 from envs.fastsim.tables import MCS_TO_ITBS_DL, TBS_BITS
 
-#: Congestion controls the fast simulator models, by ``FlowSpec.cca`` name -> kernel code.
-CCA_CODES: dict[str, int] = {"newreno": 0, "cubic": 1, "bbr": 2, "xrc": 3, "agent": 4}
-#: ns-3 TCPs without their own model here, mapped to the closest modelled one. ns-3's LinuxReno
-#: differs from NewReno only in byte counting; TcpVeno behaves as NewReno in ns-3 (notes).
-CCA_ALIASES: dict[str, str] = {"linuxreno": "newreno", "veno": "newreno"}
-TRAFFIC_CODES: dict[str, int] = {"bulk": 0, "video": 1, "short": 2}
-SCHEDULERS: tuple[str, ...] = ("pf", "rr")
+#: MAC schedulers (``FastSimParams.scheduler``; codes in ``codes.SCHEDULER_CODES``).
+SCHEDULERS: tuple[str, ...] = tuple(SCHEDULER_CODES)
 #: Loss-recovery models of the senders (``FastSimParams.recovery``).
-RECOVERY_MODELS: tuple[str, ...] = ("ns3_prr", "classic")
+RECOVERY_MODELS: tuple[str, ...] = tuple(RECOVERY_CODES)
 #: Uplink (ACK path) models (``FastSimParams.uplink``).
-UPLINK_MODELS: tuple[str, ...] = ("periodic", "bsr")
+UPLINK_MODELS: tuple[str, ...] = tuple(UPLINK_CODES)
 #: Longest ``FastSimParams.ul_grant_ms`` (the UE's report history is one int64 bit mask).
 MAX_UL_GRANT_MS = 62
 
@@ -95,8 +97,8 @@ LOST_SLOTS = 4096
 
 P_HYSTART_DELAY = 37
 P_RWND_SEGS = 38
-P_RECOVERY = 39  # 0 classic (window to ssthresh), 1 ns-3.44 recovery (PRR, re-entry, ...)
-P_UPLINK = 40  # 0 periodic opportunities, 1 buffer status report -> grant (ns-3's UE MAC)
+P_RECOVERY = 39  # codes.RECOVERY_*: classic (window to ssthresh), ns-3.44 (PRR, re-entry, ...)
+P_UPLINK = 40  # codes.UPLINK_*: periodic opportunities, buffer status report -> grant
 P_UL_GRANT_MS = 41
 P_LEN = 42
 
@@ -308,12 +310,7 @@ class FastSimParams:
         if len(self.cqi_thresholds_db) != 15:
             raise SpecError("fastsim.cqi_thresholds_db needs 15 values (CQI 1..15)")
         for i, f in enumerate(self.spec.flows):
-            cca = CCA_ALIASES.get(f.cca, f.cca)
-            if cca not in CCA_CODES:
-                raise SpecError(
-                    f"scenario.flows[{i}].cca={f.cca!r} is not modelled by the fast backend: "
-                    f"choose one of {sorted(set(CCA_CODES) | set(CCA_ALIASES))}"
-                )
+            cca_code(f.cca, f"scenario.flows[{i}].cca")  # SpecError if the fast model has none
         if self.spec.bottleneck_mbps > 0:
             raise SpecError(
                 "scenario.bottleneck_mbps > 0 (a wired bottleneck) is not modelled by the fast "
@@ -384,7 +381,7 @@ class FastSimParams:
         p[P_MOBILITY_PERIOD_MS] = round(s.channel.mobility_period_s * 1000.0)
         p[P_MIN_DISTANCE_M] = s.channel.min_distance_m
         p[P_MAX_DISTANCE_M] = s.channel.max_distance_m
-        p[P_SCHEDULER] = SCHEDULERS.index(self.scheduler)
+        p[P_SCHEDULER] = SCHEDULER_CODES[self.scheduler]
         p[P_HARQ_BLER] = self.harq_bler
         p[P_SIM_MS] = self.sim_ms
         p[P_DELACK_COUNT] = self.delack_count
@@ -409,8 +406,8 @@ class FastSimParams:
         p[P_UL_PERIOD_MS] = self.ul_period_ms
         p[P_RWND_SEGS] = self.rcv_buf_bytes // SEGMENT_BYTES
         p[P_HYSTART_DELAY] = 1.0 if self.hystart_delay else 0.0
-        p[P_RECOVERY] = 1.0 if self.recovery == "ns3_prr" else 0.0
-        p[P_UPLINK] = 1.0 if self.uplink == "bsr" else 0.0
+        p[P_RECOVERY] = RECOVERY_CODES[self.recovery]
+        p[P_UPLINK] = UPLINK_CODES[self.uplink]
         p[P_UL_GRANT_MS] = self.ul_grant_ms
         return p
 
@@ -421,7 +418,7 @@ class FastSimParams:
         for i, f in enumerate(s.flows):
             d_srv = self._delay_ms(f.delay_ms)
             fc[i, FC_UE] = f.ue
-            fc[i, FC_CCA] = CCA_CODES[CCA_ALIASES.get(f.cca, f.cca)]
+            fc[i, FC_CCA] = cca_code(f.cca)
             fc[i, FC_TRAFFIC] = TRAFFIC_CODES[f.traffic]
             fc[i, FC_START_MS] = max(round(f.start_s * 1000.0), self.attach_ms)
             fc[i, FC_STOP_MS] = -1.0 if f.stop_s is None else round(f.stop_s * 1000.0)

@@ -6,7 +6,8 @@ import numba
 import numpy as np
 
 from cellgym.fields import UE
-from envs.fastsim import core
+from envs.fastsim.channel import _mcs_of
+from envs.fastsim.driver import reset_batch, step_batch, step_batch_parallel
 from envs.fastsim.params import FastSimParams
 from envs.fastsim.state import CS_T_MS, U_DIST, U_MCS, CellState
 
@@ -44,7 +45,7 @@ class FastCellBatch:
                 batch >= PARALLEL_MIN_CELLS and numba.get_num_threads() >= PARALLEL_MIN_THREADS
             )
         self.parallel = bool(parallel)
-        self._step = core.step_batch_parallel if parallel else core.step_batch
+        self._step = step_batch_parallel if parallel else step_batch
         # The state's arrays never move: build the kernel's argument tuple once (per-step Python
         # overhead dominates a single cell's step).
         self._arrays = self.state.arrays()
@@ -79,7 +80,7 @@ class FastCellBatch:
         seeds = np.asarray(seeds, dtype=np.int64).reshape(self.batch)
         if mask is None:
             mask = np.ones(self.batch, dtype=np.bool_)
-        core.reset_batch(
+        reset_batch(
             np.asarray(mask, dtype=np.bool_), seeds, self._p, self._fc, self._cqi, self._dist0,
             *self._arrays,
         )  # fmt: skip
@@ -112,7 +113,7 @@ class FastCellBatch:
         for b in range(self.batch):
             for u in range(n_ues):
                 self.state.ue[b, u, U_DIST] = d[b, u]
-                self.state.ue[b, u, U_MCS] = core._mcs_of(d[b, u], self._p, self._cqi)
+                self.state.ue[b, u, U_MCS] = _mcs_of(d[b, u], self._p, self._cqi)
                 self.state.obs_ues[b, u, UE["distance_m"]] = d[b, u]
 
     @property

@@ -28,7 +28,7 @@ from envs.contract import (
     OBS_RAW_COLUMNS,
     REWARD_TERMS,
 )
-from envs.fastsim.core import step_cell
+from envs.fastsim.driver import step_cell
 from envs.fastsim.sim import FastCellBatch
 
 # Slots of the float64 configuration/state vector ``fcfg``.

@@ -25,7 +25,7 @@ I_DATA_MS = 1  # first data after the handshake
 I_SND_NXT = 2  # next new segment number
 I_UNA = 3  # cumulative ACK as the sender sees it (segments)
 I_HANDED = 4  # segments the application has handed to the socket
-I_CSTATE = 5  # 0 open, 1 fast recovery, 2 loss (after an RTO)
+I_CSTATE = 5  # codes.ST_*: open, fast recovery, loss (after an RTO)
 I_RECOVER = 6  # recovery ends when UNA reaches this
 I_RTO_MS = 7  # current retransmission timeout
 I_RTO_AT_MS = 8  # deadline of the retransmission timer (-1: off)
@@ -196,11 +196,7 @@ V_DUPACKS = 6
 V_UNIQ_RAW = 7
 V_LAST_RAW = 8
 V_LEN = 9
-# lost-segment ring entries (int64 [B, F, K, 2]): seq, state
-LOST_NEED = 0  # lost, not retransmitted
-LOST_RETX = 1  # retransmitted, on its way
-LOST_DONE = 2  # retransmission delivered
-LOST_AGAIN = 3  # retransmission dropped too (the sender learns by RTO)
+# lost-segment ring entries (int64 [B, F, K, 2]): seq, state (``codes.LOST_*``)
 
 
 @dataclass

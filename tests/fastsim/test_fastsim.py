@@ -13,8 +13,9 @@ from cellgym.fields import FLOW, SEGMENT_BYTES, UE
 from cellgym.metrics import compute_metrics
 from cellgym.reward import RewardSpec, reward_terms, reward_terms_batch
 from cellgym.scenario import FlowSpec, ScenarioSpec
-from envs.fastsim import FastCellBatch, FastSimParams, core
+from envs.fastsim import FastCellBatch, FastSimParams
 from envs.fastsim.params import ip_capacity_mbps
+from envs.fastsim.senders import cubic, newreno, xrc
 from envs.fastsim.state import (
     X_CWND,
     X_FB_HOL,
@@ -280,10 +281,10 @@ def test_newreno_window_rules():
     _, s, _ = _one_flow_state("newreno")
     s.fx[0, 0, X_CWND] = 10 * SEG
     for _ in range(7):
-        core._newreno_increase(s.fx, 0, 0, 2, SEG)
+        newreno._newreno_increase(s.fx, 0, 0, 2, SEG)
     assert s.fx[0, 0, X_CWND] == 17 * SEG  # cwnd 10 -> 17 segments after 7 ACKs
     s.fx[0, 0, X_SSTHRESH] = 17 * SEG
-    core._newreno_increase(s.fx, 0, 0, 2, SEG)
+    newreno._newreno_increase(s.fx, 0, 0, 2, SEG)
     assert s.fx[0, 0, X_CWND] == 17 * SEG + math.floor(SEG / 17)
 
 
@@ -291,9 +292,9 @@ def test_cubic_loss_rules():
     # ssthresh = max(floor(0.7 cwnd_segs), 2) segments; fast convergence lowers W_max.
     _, s, _ = _one_flow_state("cubic")
     s.fx[0, 0, X_CWND] = 100 * SEG
-    assert core._cubic_ssthresh(s.fx, 0, 0, SEG) == 70 * SEG
+    assert cubic._cubic_ssthresh(s.fx, 0, 0, SEG) == 70 * SEG
     s.fx[0, 0, X_CWND] = 80 * SEG
-    core._cubic_ssthresh(s.fx, 0, 0, SEG)
+    cubic._cubic_ssthresh(s.fx, 0, 0, SEG)
     assert s.fx[0, 0, 14] == math.floor(80 * 1.7 / 2)  # X_C_LASTMAX
 
 
@@ -308,33 +309,33 @@ def test_xrc_sender_rules():
     fx[0, 0, X_SSTHRESH] = 1e9
     fx[0, 0, X_CWND] = 30 * SEG
     # Below twnd, no delay, slow start: standard slow start (+1 segment).
-    core._xrc_increase(fx, 0, 0, 1, 1.0, SEG, p)
+    xrc._xrc_increase(fx, 0, 0, 1, 1.0, SEG, p)
     assert fx[0, 0, X_CWND] == 31 * SEG
     # Out of slow start: ramp closes (twnd - start) / 2 per RTT, i.e. per ACK of 1 segment
     # (twnd - cwnd0) / 2 * seg / cwnd.
     fx[0, 0, X_SSTHRESH] = 10 * SEG
     fx[0, 0, 30] = 0.0  # X_X_RAMPFROM
     cwnd0 = fx[0, 0, X_CWND]
-    core._xrc_increase(fx, 0, 0, 1, 2.0, SEG, p)
+    xrc._xrc_increase(fx, 0, 0, 1, 2.0, SEG, p)
     expected = cwnd0 + (120_000 - cwnd0) / 2 * SEG / cwnd0
     assert fx[0, 0, X_CWND] == math.floor(expected)
     # At twnd: one segment per RTT (seg^2 / cwnd per ACK, at least 1 byte).
     fx[0, 0, X_CWND] = 120_000.0
-    core._xrc_increase(fx, 0, 0, 1, 3.0, SEG, p)
+    xrc._xrc_increase(fx, 0, 0, 1, 3.0, SEG, p)
     assert fx[0, 0, X_CWND] == math.floor(120_000 + SEG * SEG / 120_000)
     # Delay above the 10 ms budget: reset to twnd.
     fx[0, 0, X_CWND] = 150_000.0
     fx[0, 0, X_FB_HOL] = 25.0
-    core._xrc_increase(fx, 0, 0, 1, 4.0, SEG, p)
+    xrc._xrc_increase(fx, 0, 0, 1, 4.0, SEG, p)
     assert fx[0, 0, X_CWND] == 120_000
     # Ten RTTs of high delay at twnd: unfairness mode grows by alpha = 10 segments per RTT.
-    core._xrc_increase(fx, 0, 0, 1, 4.0 + 10 * 40.0, SEG, p)
+    xrc._xrc_increase(fx, 0, 0, 1, 4.0 + 10 * 40.0, SEG, p)
     assert fx[0, 0, X_CWND] == math.floor(120_000 + 10 * SEG * SEG / 120_000)
     # Internet bottleneck: low HoL but end-to-end delay above HoL + budget -> NewReno rules.
     fx[0, 0, X_FB_HOL] = 0.0
     fx[0, 0, X_X_WINMEAN] = 40.0 + 25.0
     fx[0, 0, X_CWND] = 50 * SEG
-    core._xrc_increase(fx, 0, 0, 1, 500.0, SEG, p)
+    xrc._xrc_increase(fx, 0, 0, 1, 500.0, SEG, p)
     assert fx[0, 0, X_CWND] == 50 * SEG + math.floor(SEG / 50)
 
 

@@ -1,0 +1,53 @@
+"""The servers' applications: what each flow's socket has to send.
+
+``bulk`` keeps the socket backlogged, ``video`` adds ``video_rate_mbps`` every 10 ms tick of its
+ON periods, ``short`` hands over ``size_bytes`` once (its completion time is taken at the
+receiver). The application keeps about two windows plus a chunk queued in the socket.
+"""
+
+from __future__ import annotations
+
+import math
+
+from numba import njit
+
+from envs.fastsim.codes import TRAFFIC_BULK, TRAFFIC_SHORT, TRAFFIC_VIDEO
+from envs.fastsim.params import (
+    FC_TRAFFIC,
+    FC_VIDEO_ON_MS,
+    FC_VIDEO_PERIOD_MS,
+    FC_VIDEO_RATE_BPMS,
+    P_APP_CHUNK_BYTES,
+    P_VIDEO_TICK_MS,
+)
+from envs.fastsim.state import I_HANDED, I_UNA, X_BUDGET, X_O_SENT
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _application(b, f, t, p, fc, fi, fx, cwnd, start, seg):
+    """A running flow's application hands segments to the socket (``I_HANDED``)."""
+    traffic = int(fc[f, FC_TRAFFIC])
+    limit = fi[b, f, I_UNA] + int(math.ceil((2.0 * cwnd + p[P_APP_CHUNK_BYTES]) / seg))
+    room = limit - fi[b, f, I_HANDED]
+    if traffic == TRAFFIC_VIDEO:
+        tick = int(p[P_VIDEO_TICK_MS])
+        since = t - start
+        if since % tick == 0 and (since % int(fc[f, FC_VIDEO_PERIOD_MS])) < fc[f, FC_VIDEO_ON_MS]:
+            fx[b, f, X_BUDGET] += fc[f, FC_VIDEO_RATE_BPMS] * tick
+    if room > 0:
+        if traffic == TRAFFIC_BULK:
+            give = room
+            fx[b, f, X_O_SENT] += give * seg
+        else:
+            budget = fx[b, f, X_BUDGET]
+            if traffic == TRAFFIC_SHORT:
+                avail = int(math.ceil(budget / seg))
+            else:
+                avail = int(budget // seg)
+            give = min(room, avail)
+            if give > 0:
+                nbytes = min(give * seg, budget)
+                fx[b, f, X_BUDGET] = budget - nbytes
+                fx[b, f, X_O_SENT] += nbytes
+        if give > 0:
+            fi[b, f, I_HANDED] += give

@@ -1,0 +1,64 @@
+"""The channel: distance (and random mobility) -> SINR -> CQI -> MCS -> transport block bytes.
+
+Okumura-Hata SINR through the calibrated CQI thresholds (``params.CQI_SINR_THRESHOLDS_DB``) to
+ns-3's MCS; the transport block size of an MCS and RB count from the 3GPP tables
+(``params.FastSimParams.tbs_table``).
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+from numba import njit
+
+from envs.fastsim.codes import MOBILITY_RANDOM
+from envs.fastsim.params import (
+    P_MAX_DISTANCE_M,
+    P_MIN_DISTANCE_M,
+    P_MOBILITY,
+    P_MOBILITY_PERIOD_MS,
+    P_SINR_AT_1KM_DB,
+    P_SINR_SLOPE_DB,
+)
+from envs.fastsim.rng import _rand
+from envs.fastsim.state import CS_NEXT_MOVE_MS, U_DIST, U_MCS
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _mcs_of(distance_m: float, p: np.ndarray, cqi_tab: np.ndarray) -> float:
+    """MCS at a distance: Okumura-Hata SINR -> calibrated CQI -> ns-3's MCS (-1: none)."""
+    sinr = p[P_SINR_AT_1KM_DB] - p[P_SINR_SLOPE_DB] * math.log10(distance_m / 1000.0)
+    cqi = 0
+    for c in range(1, 16):
+        if sinr >= cqi_tab[0, c]:
+            cqi = c
+    if cqi == 0:
+        return -1.0
+    return cqi_tab[1, cqi]
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _bytes_of(tbs: np.ndarray, mcs: float, rbs: float, num_rbs: int) -> float:
+    """Bytes ``rbs`` (fractional) RBs carry at ``mcs`` (the agent's idle-RB share)."""
+    if mcs < 0 or rbs <= 0:
+        return 0.0
+    r = min(rbs, float(num_rbs))
+    whole = int(r)
+    frac = r - whole
+    m = int(mcs)
+    nxt = tbs[m, whole + 1] if whole < num_rbs else tbs[m, whole]
+    return tbs[m, whole] + frac * (nxt - tbs[m, whole])
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _move_ues(b, t, p, cqi_tab, cs, rng, ue):
+    """``random`` mobility: every period each UE draws a distance; its MCS follows."""
+    if p[P_MOBILITY] == MOBILITY_RANDOM and t >= cs[b, CS_NEXT_MOVE_MS]:
+        lo = p[P_MIN_DISTANCE_M]
+        hi = p[P_MAX_DISTANCE_M]
+        for u in range(ue.shape[1]):
+            d = lo + (hi - lo) * _rand(rng, b)
+            ue[b, u, U_DIST] = d
+            ue[b, u, U_MCS] = _mcs_of(d, p, cqi_tab)
+        cs[b, CS_NEXT_MOVE_MS] += int(p[P_MOBILITY_PERIOD_MS])

@@ -1,0 +1,327 @@
+"""The driver: a step of a cell (TTI by TTI, the model's parts in order), batches, resets.
+
+Per TTI and cell, in this order (``step_cell``):
+
+1. Mobility (``channel``): every ``mobility_period_s`` each UE draws a distance (``random``
+   mobility); the MCS follows from Okumura-Hata SINR through the calibrated CQI thresholds.
+2. MAC (``mac``): proportional fair gives the TTI's resource blocks to one backlogged UE (ns-3's
+   ``PfFfMacScheduler`` picks one UE per RBG with equal metrics: all RBGs), round robin splits
+   them; a HARQ retransmission takes an allocation without new data. The transport block drains
+   the RLC buffer byte-wise (segmentation, ``rlc``), completed packets reach the UE's TCP
+   receiver (``receiver``).
+3. Arrivals at the eNB (``rlc``): segments sent ``server_delay_ms + delay_ms`` earlier enter
+   their UE's RLC buffer (packets with their arrival time, interleaved across flows); a packet
+   that does not fit is dropped (tail drop at ``rlc_buffer_pkts * 1500`` bytes of PDCP PDUs).
+4. Receiver and uplink (``receiver``): cumulative and selective ACK state, delayed ACKs (every
+   second in-order segment, immediately on a hole), written into a ring by time; the sender
+   reads it after the ACK path's delay (air + core + server link), so ACK clocking follows the
+   propagation delays.
+5. XRC agent (``enb_agents/xrc.py``): per UE the capacity of new transport blocks plus its
+   share of idle RBs over the last ``xrc_window_ttis`` TTIs; C_i = C / active flows; HoL = now -
+   arrival of the RLC head packet. Rate and HoL are stored by time and reach the sender after
+   the uplink core delay.
+6. Senders (``senders/``): ACK processing (RTT, loss detection at 3 segments above a hole, fast
+   recovery, RTO), window growth (NewReno, CUBIC with HyStart, a BBR model, XRC, agent; the
+   model's hooks in ``senders/dispatch.py``), then retransmissions and new segments within the
+   window, pacing and application data (``app``).
+
+The transition is pure in the sense of STYLE.md 3.5: its inputs are the frozen parameter arrays,
+the state arrays and each cell's explicit counter-based RNG state; nothing global is read.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from envs.fastsim.channel import _mcs_of, _move_ues
+from envs.fastsim.codes import NO_RTT, RECOVERY_NS3_PRR, SSTHRESH_INF, TRAFFIC_SHORT, UPLINK_BSR
+from envs.fastsim.enb_agents.xrc import _agent_end_tti, _flow_rate_mbps
+from envs.fastsim.loss_record import _pipe
+from envs.fastsim.mac import _mac
+from envs.fastsim.params import (
+    FC_CCA,
+    FC_D_DOWN_MS,
+    FC_D_UP_TOTAL_MS,
+    FC_SIZE_BYTES,
+    FC_SSTHRESH_BYTES,
+    FC_START_MS,
+    FC_TRAFFIC,
+    P_ATTACH_MS,
+    P_DUPTHRESH,
+    P_INIT_CWND_SEGS,
+    P_MIN_RTO_MS,
+    P_MOBILITY_PERIOD_MS,
+    P_PDU_BYTES,
+    P_RECOVERY,
+    P_SEG_BYTES,
+    P_START_JITTER_MS,
+    P_UL_GRANT_MS,
+    P_UPLINK,
+)
+from envs.fastsim.receiver import _uplink_tti
+from envs.fastsim.rlc import _enb_arrivals
+from envs.fastsim.rng import _rand
+from envs.fastsim.senders.ack import _sender_acks
+from envs.fastsim.senders.dispatch import (
+    _after_send,
+    _before_acks,
+    _before_send,
+    _on_step,
+    _paced,
+)
+from envs.fastsim.senders.send import _sender_send
+from envs.fastsim.state import (
+    CS_NEXT_MOVE_MS,
+    CS_T_MS,
+    I_DATA_MS,
+    I_LAST_ARR_MS,
+    I_RTO_AT_MS,
+    I_RTO_MS,
+    I_RUNNING,
+    I_START_MS,
+    U_DIST,
+    U_HEAD_REM,
+    U_HOL,
+    U_LAST_MCS,
+    U_MCS,
+    U_O_CAP,
+    U_O_DROPS,
+    U_O_HOLMAX,
+    U_O_TTIS,
+    U_O_TX,
+    U_PF_AVG,
+    U_RLC_BYTES,
+    X_B_MINRTT,
+    X_BUDGET,
+    X_C_CURRRTT,
+    X_C_DELAYMIN,
+    X_C_EPOCH,
+    X_CWND,
+    X_FB_HOL,
+    X_FB_RATE,
+    X_FCT_S,
+    X_MIN_RTT,
+    X_O_ACKED,
+    X_O_LOSS,
+    X_O_RETX,
+    X_O_RTT_LAST,
+    X_O_RTT_MIN,
+    X_O_RTT_N,
+    X_O_RTT_SUM,
+    X_O_RX,
+    X_O_SENT,
+    X_PACING,
+    X_SSTHRESH,
+)
+
+# ============================================================================================
+# Initial state
+# ============================================================================================
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def reset_cell(
+    b, p, fc, cqi_tab, dist0, seed, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
+    lost, obs_f, obs_u, act,
+):  # fmt: skip
+    """Put cell ``b`` at t = 0, its RNG seeded from ``seed`` (draws the flows' start offsets)."""
+    rng[b] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(0x632BE59BD9B4E019)
+    cs[b, :] = 0
+    cs[b, CS_NEXT_MOVE_MS] = int(p[P_MOBILITY_PERIOD_MS])
+    fi[b] = 0
+    fx[b] = 0.0
+    bw[b] = 0.0
+    ui[b] = 0
+    rlc[b] = 0
+    capr[b] = 0.0
+    rcv[b] = 0
+    fbr[b] = 0.0
+    dl[b] = 0
+    rtx[b] = 0
+    lost[b] = 0
+    obs_f[b] = 0.0
+    obs_u[b] = 0.0
+    act[b] = 0.0
+    seg = p[P_SEG_BYTES]
+    for u in range(ue.shape[1]):
+        ue[b, u, :] = 0.0
+        ue[b, u, U_DIST] = dist0[u]
+        ue[b, u, U_MCS] = _mcs_of(dist0[u], p, cqi_tab)
+        ue[b, u, U_LAST_MCS] = -1.0
+        ue[b, u, U_PF_AVG] = 1.0
+        ue[b, u, U_HEAD_REM] = p[P_PDU_BYTES]
+        obs_u[b, u, 6] = dist0[u]
+    for f in range(fi.shape[1]):
+        jitter = int(_rand(rng, b) * p[P_START_JITTER_MS])
+        start = int(max(fc[f, FC_START_MS], p[P_ATTACH_MS])) + jitter
+        fi[b, f, I_START_MS] = start
+        # The server opens the connection: SYN down, SYN-ACK up, then data.
+        # The SYN-ACK waits for an uplink grant (``bsr`` uplink: an idle UE's first report).
+        ul_wait = p[P_UL_GRANT_MS] if p[P_UPLINK] == UPLINK_BSR else 0.0
+        fi[b, f, I_DATA_MS] = start + int(fc[f, FC_D_DOWN_MS] + fc[f, FC_D_UP_TOTAL_MS] + ul_wait)
+        fi[b, f, I_RTO_MS] = int(p[P_MIN_RTO_MS])
+        fi[b, f, I_RTO_AT_MS] = -1
+        fi[b, f, I_LAST_ARR_MS] = -1
+        fx[b, f, X_CWND] = p[P_INIT_CWND_SEGS] * seg
+        ss = fc[f, FC_SSTHRESH_BYTES]
+        fx[b, f, X_SSTHRESH] = ss if ss > 0 else SSTHRESH_INF
+        fx[b, f, X_MIN_RTT] = NO_RTT
+        fx[b, f, X_FCT_S] = -1.0
+        fx[b, f, X_C_EPOCH] = -1.0
+        fx[b, f, X_C_DELAYMIN] = -1.0
+        fx[b, f, X_C_CURRRTT] = -1.0
+        fx[b, f, X_B_MINRTT] = NO_RTT
+        if fc[f, FC_TRAFFIC] == TRAFFIC_SHORT:
+            fx[b, f, X_BUDGET] = fc[f, FC_SIZE_BYTES]
+        obs_f[b, f, 17] = -1.0
+
+
+# ============================================================================================
+# Congestion controls
+# ============================================================================================
+
+
+# ============================================================================================
+# One step of one cell
+# ============================================================================================
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def step_cell(
+    b, n_ttis, p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
+    lost, obs_f, obs_u, act,
+):  # fmt: skip
+    """Advance cell ``b`` by ``n_ttis`` TTIs and write its step observation."""
+    nf = fi.shape[1]
+    seg = p[P_SEG_BYTES]
+    # Agent commands (absolute window and pacing), applied at the step boundary.
+    for f in range(nf):
+        _on_step(int(fc[f, FC_CCA]), b, f, fi, fx, act, seg)
+    for _ in range(n_ttis):
+        t = cs[b, CS_T_MS]
+        # 1. Mobility.
+        _move_ues(b, t, p, cqi_tab, cs, rng, ue)
+        # 2-3. eNB arrivals, MAC and delivery.
+        _mac(b, t, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng)
+        _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost)
+        # 4. Receivers: delayed-ACK timeout, then their state by time (the uplink).
+        _uplink_tti(b, t, p, fc, fi, ui, rcv)
+        # 5. The XRC agent.
+        _agent_end_tti(b, t, p, fc, fi, ue, ui, rlc, capr, fbr, tbs)
+        # 6. Senders.
+        for f in range(nf):
+            cca = int(fc[f, FC_CCA])
+            _before_acks(cca, b, f, t, p, fc, fx, bw, rcv)
+            _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost)
+            _before_send(cca, b, f, t, fi, fx, bw)
+            _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost)
+            _after_send(cca, b, f, p, fi, fx, lost)
+        cs[b, CS_T_MS] = t + 1
+    _observe(b, p, fc, fi, fx, ue, lost, cs, obs_f, obs_u)
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _observe(b, p, fc, fi, fx, ue, lost, cs, obs_f, obs_u):
+    """Write cell ``b``'s step observation (``[F, 18]`` flows, ``[U, 7]`` UEs), reset the sums."""
+    nf = fi.shape[1]
+    nu = ue.shape[1]
+    seg = p[P_SEG_BYTES]
+    t_end = cs[b, CS_T_MS]
+    dupthresh = int(p[P_DUPTHRESH])
+    for f in range(nf):
+        cca = int(fc[f, FC_CCA])
+        started = t_end > fi[b, f, I_START_MS]
+        o = obs_f[b, f]
+        o[0] = fx[b, f, X_FB_RATE]
+        o[1] = fx[b, f, X_FB_HOL]
+        o[2] = fx[b, f, X_O_RTT_LAST]
+        o[3] = max(fx[b, f, X_O_RTT_MIN], 0.0)
+        n = fx[b, f, X_O_RTT_N]
+        o[4] = fx[b, f, X_O_RTT_SUM] / n if n > 0 else fx[b, f, X_O_RTT_LAST]
+        o[5] = n
+        o[6] = fx[b, f, X_CWND] if started else 0.0
+        o[7] = min(fx[b, f, X_SSTHRESH], 1e9) if started else 0.0
+        o[8] = _pipe(fi, lost, b, f, dupthresh, p[P_RECOVERY] == RECOVERY_NS3_PRR) * seg
+        o[9] = fx[b, f, X_O_ACKED]
+        o[10] = fx[b, f, X_O_RX]
+        o[11] = fx[b, f, X_O_LOSS]
+        o[12] = fx[b, f, X_O_RETX]
+        pace = fx[b, f, X_PACING]
+        o[13] = pace * 8.0 / 1000.0 if (pace > 0 and _paced(cca)) else 0.0
+        o[14] = 1.0 if fi[b, f, I_RUNNING] > 0 else 0.0
+        o[15] = _flow_rate_mbps(b, f, t_end - 1, p, fc, fi, ue)
+        o[16] = fx[b, f, X_O_SENT]
+        o[17] = fx[b, f, X_FCT_S]
+        fx[b, f, X_O_RTT_SUM] = 0.0
+        fx[b, f, X_O_RTT_N] = 0.0
+        fx[b, f, X_O_ACKED] = 0.0
+        fx[b, f, X_O_RX] = 0.0
+        fx[b, f, X_O_LOSS] = 0.0
+        fx[b, f, X_O_RETX] = 0.0
+        fx[b, f, X_O_SENT] = 0.0
+    for u in range(nu):
+        o = obs_u[b, u]
+        ttis = max(ue[b, u, U_O_TTIS], 1.0)
+        o[0] = ue[b, u, U_O_CAP] * 8.0 / ttis / 1000.0
+        o[1] = ue[b, u, U_O_TX] * 8.0 / ttis / 1000.0
+        o[2] = ue[b, u, U_HOL]
+        o[3] = max(ue[b, u, U_O_HOLMAX], ue[b, u, U_HOL])
+        o[4] = ue[b, u, U_RLC_BYTES]
+        o[5] = ue[b, u, U_O_DROPS]
+        o[6] = ue[b, u, U_DIST]
+        ue[b, u, U_O_CAP] = 0.0
+        ue[b, u, U_O_TX] = 0.0
+        ue[b, u, U_O_HOLMAX] = 0.0
+        ue[b, u, U_O_DROPS] = 0.0
+        ue[b, u, U_O_TTIS] = 0.0
+
+
+# ============================================================================================
+# Batched entry points
+# ============================================================================================
+
+
+# ============================================================================================
+# Batched entry points
+# ============================================================================================
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def step_batch(
+    n_ttis, p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx, lost,
+    obs_f, obs_u, act,
+):  # fmt: skip
+    """Advance every cell of the batch by ``n_ttis`` TTIs (one thread)."""
+    for b in range(cs.shape[0]):
+        step_cell(
+            b, n_ttis, p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
+            rtx, lost, obs_f, obs_u, act,
+        )  # fmt: skip
+
+
+@njit(cache=True, parallel=True, error_model="numpy", _nrt=False)
+def step_batch_parallel(
+    n_ttis, p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx, lost,
+    obs_f, obs_u, act,
+):  # fmt: skip
+    """Advance every cell of the batch by ``n_ttis`` TTIs, cells spread over threads."""
+    for b in prange(cs.shape[0]):
+        step_cell(
+            b, n_ttis, p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
+            rtx, lost, obs_f, obs_u, act,
+        )  # fmt: skip
+
+
+@njit(cache=True, error_model="numpy", _nrt=False)
+def reset_batch(
+    mask, seeds, p, fc, cqi_tab, dist0, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
+    lost, obs_f, obs_u, act,
+):  # fmt: skip
+    """Reset the cells where ``mask`` is true, each from its own seed."""
+    for b in range(cs.shape[0]):
+        if mask[b]:
+            reset_cell(
+                b, p, fc, cqi_tab, dist0, seeds[b], cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv,
+                fbr, dl, rtx, lost, obs_f, obs_u, act,
+            )  # fmt: skip

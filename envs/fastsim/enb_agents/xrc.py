@@ -1,0 +1,109 @@
+"""XRC's base-station agent: per UE capacity and HoL, per flow the explicit rate C_i.
+
+Per UE, the capacity of a TTI = bytes of new transport blocks + the UE's share of idle RBs at
+its last MCS, summed over ``xrc_window_ttis``; a flow's C_i = UE capacity / its active flows
+(active: a packet in the last ``active_timeout_ms``); HoL = now - arrival of the RLC head packet.
+Both are stored by time (``fbr``) and stamped on the ACK as it passes the eNB, so the sender
+(``senders/xrc.py``) sees them after the uplink core delay, as ns-3's agent tag.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from envs.fastsim.channel import _bytes_of
+from envs.fastsim.params import (
+    FC_UE,
+    P_ACTIVE_TIMEOUT_MS,
+    P_NUM_RBS,
+    P_USABLE_RBS,
+    P_WINDOW_TTIS,
+)
+from envs.fastsim.state import (
+    I_LAST_ARR_MS,
+    R_ARR,
+    U_CAP_SUM,
+    U_HOL,
+    U_LAST_MCS,
+    U_NEW_TTI,
+    U_O_CAP,
+    U_O_HOLMAX,
+    U_O_TTIS,
+    U_O_TX,
+    U_RBS_TTI,
+    UI_RLC_HEAD,
+    UI_RLC_LEN,
+)
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _ue_active(b, u, t, p, fc, fi):
+    """The UE has a flow the agent counts as active."""
+    for f in range(fi.shape[1]):
+        if int(fc[f, FC_UE]) == u:
+            last = fi[b, f, I_LAST_ARR_MS]
+            if last >= 0 and t - last < p[P_ACTIVE_TIMEOUT_MS]:
+                return True
+    return False
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _flow_rate_mbps(b, f, t, p, fc, fi, ue):
+    """The agent's C_i = C / active flows of the UE (the flow itself counted)."""
+    u = int(fc[f, FC_UE])
+    n = 0
+    self_active = False
+    for g in range(fi.shape[1]):
+        if int(fc[g, FC_UE]) == u:
+            last = fi[b, g, I_LAST_ARR_MS]
+            if last >= 0 and t - last < p[P_ACTIVE_TIMEOUT_MS]:
+                n += 1
+                if g == f:
+                    self_active = True
+    if not self_active:
+        n += 1
+    cap_mbps = ue[b, u, U_CAP_SUM] * 8.0 / p[P_WINDOW_TTIS] / 1000.0
+    return cap_mbps / n
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _agent_end_tti(b, t, p, fc, fi, ue, ui, rlc, capr, fbr, tbs):
+    """The XRC agent closes the TTI: capacity ring, HoL, feedback values by time."""
+    nu = ue.shape[1]
+    usable = p[P_USABLE_RBS]
+    w = capr.shape[2]
+    used = 0.0
+    eligible = 0
+    for u in range(nu):
+        used += ue[b, u, U_RBS_TTI]
+        if _ue_active(b, u, t, p, fc, fi):
+            eligible += 1
+    idle = 0.0 if used >= usable else usable - used
+    pos = t % w
+    for u in range(nu):
+        act = _ue_active(b, u, t, p, fc, fi)
+        sharers = eligible + (0 if act else 1)
+        cap = ue[b, u, U_NEW_TTI] + _bytes_of(
+            tbs, ue[b, u, U_LAST_MCS], idle / sharers, int(p[P_NUM_RBS])
+        )
+        ue[b, u, U_CAP_SUM] += cap - capr[b, u, pos]
+        capr[b, u, pos] = cap
+        ue[b, u, U_O_CAP] += cap
+        ue[b, u, U_O_TX] += ue[b, u, U_NEW_TTI]
+        ue[b, u, U_O_TTIS] += 1.0
+        if ui[b, u, UI_RLC_LEN] > 0:
+            hol = float(t - rlc[b, u, ui[b, u, UI_RLC_HEAD], R_ARR])
+        else:
+            hol = 0.0
+        ue[b, u, U_HOL] = hol
+        ue[b, u, U_O_HOLMAX] = max(ue[b, u, U_O_HOLMAX], hol)
+    ring = fbr.shape[2]
+    slot = t & (ring - 1)
+    for f in range(fi.shape[1]):
+        fbr[b, f, slot, 0] = _flow_rate_mbps(b, f, t, p, fc, fi, ue)
+        fbr[b, f, slot, 1] = ue[b, int(fc[f, FC_UE]), U_HOL]
+
+
+# ============================================================================================
+# One step of one cell
+# ============================================================================================

@@ -1,0 +1,135 @@
+"""The eNB's RLC buffers: segments arriving from the servers, tail drop, segmentation.
+
+Each UE has an RLC UM transmit buffer of PDCP PDUs with their arrival times (so the head-of-line
+delay is exact); a packet that does not fit in ``rlc_buffer_pkts * 1500`` bytes is dropped and
+written to the loss record. A transport block drains the buffer byte-wise and hands completed
+packets to the UE's receiver.
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from envs.fastsim.codes import LOST_AGAIN, LOST_NEED
+from envs.fastsim.loss_record import _lost_slot
+from envs.fastsim.params import (
+    FC_UE,
+    P_PDU_BYTES,
+    P_RLC_CAP_BYTES,
+    P_SDU_OVERHEAD_BYTES,
+    P_TB_OVERHEAD_BYTES,
+)
+from envs.fastsim.receiver import _receive
+from envs.fastsim.state import (
+    I_LAST_ARR_MS,
+    I_LOST_HEAD,
+    I_LOST_LEN,
+    I_RTX_HEAD,
+    I_RTX_LEN,
+    R_ARR,
+    R_FLOW,
+    R_RETX,
+    R_SEND,
+    R_SEQ,
+    U_HEAD_REM,
+    U_O_DROPS,
+    U_RLC_BYTES,
+    UI_RLC_HEAD,
+    UI_RLC_LEN,
+)
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _rlc_push(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost):
+    """Queue one packet at the UE's RLC buffer, or drop it when the buffer is full."""
+    pdu = p[P_PDU_BYTES]
+    q = rlc.shape[2]
+    k = lost.shape[2]
+    fi[b, f, I_LAST_ARR_MS] = t
+    if ue[b, u, U_RLC_BYTES] + pdu > p[P_RLC_CAP_BYTES] or ui[b, u, UI_RLC_LEN] >= q:
+        ue[b, u, U_O_DROPS] += 1.0
+        if retx:
+            j = _lost_slot(fi, lost, b, f, seq)
+            if j >= 0:
+                lost[b, f, j, 1] = LOST_AGAIN
+        elif fi[b, f, I_LOST_LEN] < k:
+            j = (fi[b, f, I_LOST_HEAD] + fi[b, f, I_LOST_LEN]) & (k - 1)
+            lost[b, f, j, 0] = seq
+            lost[b, f, j, 1] = LOST_NEED
+            fi[b, f, I_LOST_LEN] += 1
+        return
+    j = (ui[b, u, UI_RLC_HEAD] + ui[b, u, UI_RLC_LEN]) % q
+    rlc[b, u, j, R_ARR] = t
+    rlc[b, u, j, R_FLOW] = f
+    rlc[b, u, j, R_SEQ] = seq
+    rlc[b, u, j, R_SEND] = send
+    rlc[b, u, j, R_RETX] = 1 if retx else 0
+    ui[b, u, UI_RLC_LEN] += 1
+    ue[b, u, U_RLC_BYTES] += pdu
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost):
+    """Segments reaching the eNB at ``t`` enter the RLC buffers, flows interleaved."""
+    nf = fi.shape[1]
+    ring = dl.shape[2]
+    k = rtx.shape[2]
+    slot = t & (ring - 1)
+    # Retransmissions first (they left the server earlier than same-TTI new data at most).
+    for f in range(nf):
+        u = int(fc[f, FC_UE])
+        while fi[b, f, I_RTX_LEN] > 0:
+            h = fi[b, f, I_RTX_HEAD]
+            if rtx[b, f, h, 1] > t:
+                break
+            _rlc_push(b, u, f, rtx[b, f, h, 0], rtx[b, f, h, 2], True, t, p, ue, ui, rlc, fi, lost)
+            fi[b, f, I_RTX_HEAD] = (h + 1) & (k - 1)
+            fi[b, f, I_RTX_LEN] -= 1
+    more = True
+    i = 0
+    while more:
+        more = False
+        for f in range(nf):
+            a = dl[b, f, slot, 0] + i
+            if a < dl[b, f, slot, 1]:
+                more = True
+                u = int(fc[f, FC_UE])
+                _rlc_push(b, u, f, a, dl[b, f, slot, 2], False, t, p, ue, ui, rlc, fi, lost)
+        i += 1
+    for f in range(nf):
+        dl[b, f, slot, 0] = 0
+        dl[b, f, slot, 1] = 0
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _serve(b, u, tb_bytes, t, p, fc, fi, fx, ue, ui, rlc, lost):
+    """A transport block drains the UE's RLC buffer byte-wise; completed packets are delivered."""
+    q = rlc.shape[2]
+    budget = tb_bytes - p[P_TB_OVERHEAD_BYTES]
+    pdu = p[P_PDU_BYTES]
+    first = True
+    while budget > 0 and ui[b, u, UI_RLC_LEN] > 0:
+        if not first:
+            budget -= p[P_SDU_OVERHEAD_BYTES]
+            if budget <= 0:
+                break
+        first = False
+        rem = ue[b, u, U_HEAD_REM]
+        if rem <= budget:
+            budget -= rem
+            h = ui[b, u, UI_RLC_HEAD]
+            f = rlc[b, u, h, R_FLOW]
+            _receive(
+                b, f, rlc[b, u, h, R_SEQ], rlc[b, u, h, R_SEND], rlc[b, u, h, R_RETX] > 0, t, p,
+                fc, fi, fx, lost,
+            )  # fmt: skip
+            ui[b, u, UI_RLC_HEAD] = (h + 1) % q
+            ui[b, u, UI_RLC_LEN] -= 1
+            ue[b, u, U_RLC_BYTES] -= rem
+            ue[b, u, U_HEAD_REM] = pdu
+        else:
+            ue[b, u, U_HEAD_REM] = rem - budget
+            ue[b, u, U_RLC_BYTES] -= budget
+            budget = 0.0
+    if ui[b, u, UI_RLC_LEN] == 0:
+        ue[b, u, U_RLC_BYTES] = 0.0

@@ -1,0 +1,197 @@
+"""The one place that branches on a flow's sender model (``codes.CCA_*``).
+
+The shared sender code (``ack.py``, ``recovery.py``, ``send.py``) and the driver call these
+hooks; each picks the congestion control's own function. Adding a congestion control: its
+module in this package, its code in ``codes.py``, and its branches here.
+
+Per TTI and flow (``driver.step_cell``): ``_before_acks``, ACK processing (``_on_acks`` for the
+window, ``_ssthresh_on_loss``/``_enter_recovery``/``_exit_recovery``/``_on_open`` around loss
+recovery), ``_before_send``, the send path (``_on_rto``, ``_paced``), ``_after_send``; at each
+step boundary ``_on_step`` (the agent's command).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from envs.fastsim.codes import (
+    CCA_AGENT,
+    CCA_BBR,
+    CCA_CUBIC,
+    CCA_XRC,
+    ST_RECOVERY,
+    UPLINK_BSR,
+)
+from envs.fastsim.params import P_UPLINK
+from envs.fastsim.senders.agent import _agent_apply, _agent_command
+from envs.fastsim.senders.bbr import (
+    _bbr_acks,
+    _bbr_count_marked,
+    _bbr_enter_recovery,
+    _bbr_exit_recovery,
+    _bbr_record_send_state,
+    _bbr_sample,
+    _bbr_ssthresh,
+)
+from envs.fastsim.senders.cubic import (
+    _cubic_increase,
+    _cubic_on_rto,
+    _cubic_pkts_acked,
+    _cubic_ssthresh,
+)
+from envs.fastsim.senders.newreno import _newreno_increase, _newreno_ssthresh
+from envs.fastsim.senders.xrc import _xrc_increase, _xrc_on_loss, _xrc_pkts_acked
+from envs.fastsim.state import I_CSTATE, X_CMD_CWND, X_CWND, X_SRTT, X_SSTHRESH
+
+# -- properties of a model ------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _paced(cca):
+    """The model paces its segments (when it has a pacing rate): BBR, and the agent's sender."""
+    return cca == CCA_BBR or cca == CCA_AGENT
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _own_recovery(cca):
+    """The model sets its window in fast recovery itself (BBR): no PRR, no step to ssthresh."""
+    return cca == CCA_BBR
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _keeps_tokens(cca):
+    """The model keeps its pacing tokens while it does not pace (BBR)."""
+    return cca == CCA_BBR
+
+
+# -- per TTI, around the ACKs and sends -------------------------------------------------------
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _before_acks(cca, b, f, t, p, fc, fx, bw, rcv):
+    """Before the TTI's ACKs: BBR's delivery-rate sample of the per-TTI ACK stream."""
+    if cca == CCA_BBR:
+        _bbr_sample(b, f, t, p, fc, fx, bw, rcv)
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _before_send(cca, b, f, t, fi, fx, bw):
+    """Before the TTI's sends: the delivery state BBR's segments of this TTI carry."""
+    if cca == CCA_BBR:
+        _bbr_record_send_state(b, f, t, fi, fx, bw)
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _after_send(cca, b, f, p, fi, fx, lost):
+    """After the TTI's sends: BBR's in flight (and lost count) for the next ACK."""
+    if cca == CCA_BBR:
+        _bbr_count_marked(b, f, p, fi, fx, lost)
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _on_step(cca, b, f, fi, fx, act, seg):
+    """At a step boundary: the agent's new command (window and pacing)."""
+    if cca == CCA_AGENT:
+        _agent_command(fx, fi, act, b, f, seg)
+
+
+# -- loss recovery ----------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _ssthresh_on_loss(fx, b, f, cca, pipe_bytes, seg):
+    """``GetSsThresh`` of the flow's congestion control."""
+    if cca == CCA_CUBIC:
+        return _cubic_ssthresh(fx, b, f, seg)
+    if cca == CCA_BBR:
+        return _bbr_ssthresh(fx, b, f)
+    return _newreno_ssthresh(pipe_bytes, seg)
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _on_loss_state(fx, fi, b, f, cca, t):
+    """``CongestionStateSet`` on entering recovery or loss."""
+    if cca == CCA_XRC:
+        _xrc_on_loss(fx, b, f)
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _enter_recovery(fx, fi, b, f, cca, ss, pipe_bytes, delivered_segs, seg, prr_mode):
+    """The window on entering fast recovery; True when PRR takes it from here (``prr_mode``).
+
+    ns-3's default recovery, ``TcpPrrRecovery``: the window follows the deliveries (once the
+    ACK is applied, ``recovery._prr_on_ack``), not a step to ssthresh (``classic``).
+    """
+    if cca == CCA_BBR:
+        _bbr_enter_recovery(fx, fi, b, f, pipe_bytes, delivered_segs, seg)
+        return False
+    if prr_mode:
+        return True
+    fx[b, f, X_CWND] = ss
+    return False
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _exit_recovery(fx, b, f, cca, prr_mode):
+    """The window when fast recovery ends: ssthresh (BBR: its own rule)."""
+    if cca == CCA_BBR:
+        _bbr_exit_recovery(fx, b, f, prr_mode)
+    else:
+        fx[b, f, X_CWND] = fx[b, f, X_SSTHRESH]
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _on_open(fx, fi, b, f, cca, seg):
+    """Back to open after recovery or loss: the agent's window applies again."""
+    if cca == CCA_AGENT:
+        _agent_apply(fx, fi, b, f, seg)
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _on_rto(fx, fi, b, f, cca, t):
+    """``CongestionStateSet(CA_LOSS)`` on a retransmission timeout."""
+    if cca == CCA_CUBIC:
+        _cubic_on_rto(fx, fi, b, f, float(t))
+    _on_loss_state(fx, fi, b, f, cca, t)
+
+
+# -- window growth ----------------------------------------------------------------------------
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _on_acks(
+    b, f, cca, t, p, fi, fx, bw, rng, lost, delivered_segs, grown, n_adv, exited, rtt_mean,
+    rtt_last, v_high, dupthresh, seg,
+):  # fmt: skip
+    """The window after a bunch of ACKs (``ack._sender_acks``).
+
+    BBR takes the bunch at once. The others see ``n_adv`` ACKs that advanced, sharing the
+    ``grown`` newly delivered segments, each one ``PktsAcked`` and (outside recovery, and not
+    on the ACK that ended it) ``IncreaseWindow``.
+    """
+    if cca == CCA_BBR:
+        _bbr_acks(
+            b, f, t, p, fi, fx, bw, rng, lost, delivered_segs, rtt_last, v_high, dupthresh, seg
+        )
+    elif n_adv > 0:
+        base = grown // n_adv
+        extra = grown - base * n_adv
+        grow = fi[b, f, I_CSTATE] != ST_RECOVERY and not exited
+        # ns-3 passes HyStart the smoothed RTT (``PktsAcked(..., m_srtt)``); the periodic
+        # uplink's calibration rests on the bunch's mean RTT.
+        rtt_hy = fx[b, f, X_SRTT] if p[P_UPLINK] == UPLINK_BSR else rtt_mean
+        for a in range(n_adv):
+            segs = base + (1 if a < extra else 0)
+            if cca == CCA_CUBIC:
+                _cubic_pkts_acked(fx, b, f, rtt_hy, float(t), seg, p)
+                if grow:
+                    _cubic_increase(fx, fi, b, f, segs, float(t), seg)
+            elif cca == CCA_XRC:
+                _xrc_pkts_acked(fx, b, f, segs, rtt_mean, seg)
+                if grow:
+                    _xrc_increase(fx, b, f, segs, float(t), seg, p)
+            elif cca == CCA_AGENT and fx[b, f, X_CMD_CWND] > 0:
+                if grow:
+                    _agent_apply(fx, fi, b, f, seg)
+            elif grow:
+                _newreno_increase(fx, b, f, segs, seg)

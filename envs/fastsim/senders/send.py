@@ -1,0 +1,142 @@
+"""The send path shared by the senders: one flow's server in one TTI.
+
+The retransmission timeout (``recovery``), the application's data (``app``), the pacing token
+bucket of the models that pace (``dispatch._paced``), then retransmissions (lowest sequence
+first) and new segments while the window, the pacing tokens and the receive window allow;
+segments reach the eNB ``server_delay_ms + delay_ms`` later (``dl``/``rtx`` rings).
+"""
+
+from __future__ import annotations
+
+from numba import njit
+
+from envs.fastsim.app import _application
+from envs.fastsim.codes import LOST_NEED, LOST_RETX, RECOVERY_NS3_PRR, ST_LOSS, ST_RECOVERY
+from envs.fastsim.loss_record import _pipe
+from envs.fastsim.params import (
+    FC_CCA,
+    FC_D_DOWN_MS,
+    FC_STOP_MS,
+    P_DUPTHRESH,
+    P_RECOVERY,
+    P_RWND_SEGS,
+    P_SEG_BYTES,
+)
+from envs.fastsim.senders.dispatch import _keeps_tokens, _own_recovery, _paced
+from envs.fastsim.senders.recovery import _rto_check
+from envs.fastsim.state import (
+    I_CSTATE,
+    I_CWND_LIMITED,
+    I_DATA_MS,
+    I_HANDED,
+    I_LOST_HEAD,
+    I_LOST_LEN,
+    I_RTO_AT_MS,
+    I_RTO_MS,
+    I_RTX_HEAD,
+    I_RTX_LEN,
+    I_RUNNING,
+    I_SND_NXT,
+    I_START_MS,
+    I_UNA,
+    I_VIEW_HIGH,
+    X_CWND,
+    X_FCT_S,
+    X_O_RETX,
+    X_PACING,
+    X_PRR_OUT,
+    X_TOKENS,
+)
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost):
+    """RTO check, application data, then retransmissions and new segments within the window."""
+    seg = p[P_SEG_BYTES]
+    cca = int(fc[f, FC_CCA])
+    k = lost.shape[2]
+    ring = dl.shape[2]
+    dupthresh = int(p[P_DUPTHRESH])
+    start = fi[b, f, I_START_MS]
+    stop = fc[f, FC_STOP_MS]
+    running = t >= start and (stop < 0 or t < stop) and fx[b, f, X_FCT_S] < 0
+    fi[b, f, I_RUNNING] = 1 if running else 0
+    if t < fi[b, f, I_DATA_MS]:
+        return
+    _rto_check(b, f, t, p, cca, fi, fx, lost, seg)
+    # The application keeps about two windows plus a chunk queued in the socket.
+    cwnd = fx[b, f, X_CWND]
+    if running:
+        _application(b, f, t, p, fc, fi, fx, cwnd, start, seg)
+    # Pacing tokens.
+    pace = fx[b, f, X_PACING]
+    paced = pace > 0 and _paced(cca)
+    if paced:
+        fx[b, f, X_TOKENS] = min(fx[b, f, X_TOKENS] + pace, pace + seg)
+    pipe = _pipe(fi, lost, b, f, dupthresh, p[P_RECOVERY] == RECOVERY_NS3_PRR)
+    d_down = int(fc[f, FC_D_DOWN_MS])
+    arrive = t + d_down
+    limited = False
+    # Retransmissions first, lowest sequence first.
+    prr = (
+        p[P_RECOVERY] == RECOVERY_NS3_PRR
+        and not _own_recovery(cca)
+        and fi[b, f, I_CSTATE] == ST_RECOVERY
+    )
+    high = fi[b, f, I_VIEW_HIGH]
+    loss_state = fi[b, f, I_CSTATE] == ST_LOSS
+    for i in range(fi[b, f, I_LOST_LEN]):
+        j = (fi[b, f, I_LOST_HEAD] + i) & (k - 1)
+        if lost[b, f, j, 1] != LOST_NEED or lost[b, f, j, 0] < fi[b, f, I_UNA]:
+            continue
+        if not (loss_state or lost[b, f, j, 0] + dupthresh < high):
+            break
+        if cwnd - pipe * seg < seg:
+            limited = True
+            break
+        if paced and fx[b, f, X_TOKENS] <= 0:
+            break
+        if fi[b, f, I_RTX_LEN] >= k:
+            break
+        lost[b, f, j, 1] = LOST_RETX
+        r = (fi[b, f, I_RTX_HEAD] + fi[b, f, I_RTX_LEN]) & (k - 1)
+        rtx[b, f, r, 0] = lost[b, f, j, 0]
+        rtx[b, f, r, 1] = arrive
+        rtx[b, f, r, 2] = t
+        fi[b, f, I_RTX_LEN] += 1
+        fx[b, f, X_O_RETX] += 1.0
+        pipe += 1
+        if prr:
+            fx[b, f, X_PRR_OUT] += seg
+        if paced:
+            fx[b, f, X_TOKENS] -= seg
+    # New data.
+    first = fi[b, f, I_SND_NXT]
+    nxt = first
+    handed = fi[b, f, I_HANDED]
+    rwnd_end = fi[b, f, I_UNA] + int(p[P_RWND_SEGS])  # the receive window's right edge
+    while nxt < handed and nxt < rwnd_end:
+        if cwnd - pipe * seg < seg:
+            limited = True
+            break
+        if paced and fx[b, f, X_TOKENS] <= 0:
+            break
+        nxt += 1
+        pipe += 1
+        if prr:
+            fx[b, f, X_PRR_OUT] += seg
+        if paced:
+            fx[b, f, X_TOKENS] -= seg
+    if nxt > first:
+        if first == fi[b, f, I_UNA] and fi[b, f, I_RTX_LEN] == 0:
+            fi[b, f, I_RTO_AT_MS] = t + fi[b, f, I_RTO_MS]
+        slot = arrive & (ring - 1)
+        dl[b, f, slot, 0] = first
+        dl[b, f, slot, 1] = nxt
+        dl[b, f, slot, 2] = t
+        fi[b, f, I_SND_NXT] = nxt
+    elif fi[b, f, I_RTO_AT_MS] < 0 and fi[b, f, I_SND_NXT] > fi[b, f, I_UNA]:
+        fi[b, f, I_RTO_AT_MS] = t + fi[b, f, I_RTO_MS]
+    fi[b, f, I_CWND_LIMITED] = 1 if (limited or pipe * seg + seg > cwnd) else 0
+    if not paced and not _keeps_tokens(cca):
+        fx[b, f, X_TOKENS] = 0.0
