@@ -37,6 +37,8 @@ constexpr uint16_t kBasePort = 5000;
 constexpr double kEnbHeightM = 30.0;
 constexpr double kUeHeightM = 1.5;
 constexpr double kAttachS = 0.1;
+//! Upper bound of every action value on the wire (cwnd bytes, pacing Mbit/s).
+constexpr double kActionHigh = 1e9;
 
 const char* const kFlowFieldNames[] = {"fb_rate_mbps",
                                        "fb_hol_ms",
@@ -307,6 +309,25 @@ Record(Cell& cell)
     }
 }
 
+/**
+ * @brief Exit with status 2 and a message unless an action value is finite and inside the declared
+ * action space [0, kActionHigh]; values outside it (1e15 Mbit/s, inf, NaN) would otherwise reach
+ * ns-3's integer rate arithmetic.
+ * @param field the value's name (docs/scenario-contract.md)
+ * @param agent index of the agent flow
+ * @param value the value received
+ */
+void
+CheckActionValue(const char* field, size_t agent, double value)
+{
+    if (!std::isfinite(value) || value < 0 || value > kActionHigh)
+    {
+        std::cerr << "cellgym-lte: action[" << agent << "]." << field << "=" << value
+                  << " is out of range: allowed [0, " << kActionHigh << "]" << std::endl;
+        std::exit(2);
+    }
+}
+
 void
 StepEvent(Cell* cell)
 {
@@ -319,7 +340,7 @@ StepEvent(Cell* cell)
         if (!cell->initialized)
         {
             cellgym::NamedBox act{
-                "action", {static_cast<uint32_t>(cell->agentFlows.size()), 2}, {}, 0, 1e9};
+                "action", {static_cast<uint32_t>(cell->agentFlows.size()), 2}, {}, 0, kActionHigh};
             if (!cell->bridge->Init(cell->obs, act))
             {
                 Simulator::Stop();
@@ -344,6 +365,8 @@ StepEvent(Cell* cell)
         }
         for (size_t a = 0; a < cell->agentOps.size(); ++a)
         {
+            CheckActionValue("cwnd_bytes", a, action.data[2 * a]);
+            CheckActionValue("pacing_rate_mbps", a, action.data[2 * a + 1]);
             cell->agentOps[a]->SetTarget(action.data[2 * a], action.data[2 * a + 1] * 1e6);
         }
     }

@@ -160,6 +160,12 @@ OpenGymBridge::Init(const std::vector<NamedBox>& obsSpace, const NamedBox& actSp
     FillBoxSpace(actSpace, init.mutable_actspace());
     ns3opengym::SimInitAck ack;
     m_impl->Exchange(init, ack);
+    if (!ack.done())
+    {
+        // ns3-gym's client and CellGym's both answer SimInitAck{done=true}; anything else (an
+        // empty message, another message type) is a client that does not speak the protocol.
+        Fail("the reply to SimInitMsg is not a SimInitAck with done=true", 4);
+    }
     return !ack.stopsimreq();
 }
 
