@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import pytest
 
 from cellgym.scenario import FlowSpec, ScenarioSpec, SpecError, load_scenario, scenario_names
@@ -142,3 +144,12 @@ def test_a_scenario_given_as_a_name_or_of_the_wrong_kind():
     assert ScenarioSpec.from_config("vs_cubic").name == "vs_cubic"
     with pytest.raises(SpecError, match="scenario=5 is a int: give a mapping"):
         ScenarioSpec.from_config(5)
+
+
+def test_the_readme_scenario_example_loads(tmp_path):
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    start = readme.index("name: two_ues")
+    path = tmp_path / "two_ues.yaml"
+    path.write_text(readme[start : readme.index("```", start)])
+    spec = load_scenario(path)
+    assert spec.num_ues == 2 and spec.channel.mobility == "random" and len(spec.flows) == 2
