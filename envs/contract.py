@@ -15,7 +15,7 @@ from gymnasium import spaces
 from cellgym.fields import FLOW, SEGMENT_BYTES
 from cellgym.reward import TERMS
 from cellgym.scenario import ScenarioSpec
-from cellgym.vocab import ACTION_MODES, SpecError, check_choice, check_max_change
+from cellgym.vocab import ACTION_MODES, SpecError, check_choice, check_max_change, check_type
 
 #: Columns of the agent's observation: (name, raw flow column it comes from, upper bound).
 #: ``delivery_rate_mbps`` is the step's acknowledged bytes turned into a rate.
@@ -95,5 +95,7 @@ def agent_flow(spec: ScenarioSpec) -> int:
 
 def check_env_args(action_mode: str, max_change: float, **_: Any) -> None:
     """Validate the environment arguments shared by every environment class."""
+    check_type("action_mode", action_mode, "str")
     check_choice("action_mode", action_mode, ACTION_MODES)
+    check_type("max_change", max_change, "float")
     check_max_change(max_change)

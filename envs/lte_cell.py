@@ -12,7 +12,7 @@ from cellgym.fields import FLOW, SEGMENT_BYTES, UE
 from cellgym.reward import RewardSpec, reward_terms
 from cellgym.scenario import ScenarioSpec
 from cellgym.seeding import draw_rng_run
-from cellgym.vocab import check_range
+from cellgym.vocab import BACKENDS, check_choice, check_range, check_type
 from envs.contract import (
     MAX_CWND_BYTES,
     MAX_RATE_MBPS,
@@ -127,6 +127,8 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         )
         flow = agent_flow(self.spec_scenario)
         check_env_args(action_mode, max_change)
+        check_choice("backend", backend, BACKENDS)
+        check_type("timeout_s", timeout_s, "float")
         check_range("timeout_s", timeout_s, 1e-3)
         self.backend = backend
         self.action_mode = action_mode

@@ -1,0 +1,40 @@
+"""Every environment argument is checked before any simulator starts, naming the argument."""
+
+from __future__ import annotations
+
+import pytest
+
+from cellgym.vocab import SpecError
+from envs.fastsim.vector_env import make_fast_vec_env
+from envs.lte_cell import LteCellEnv
+
+BAD = [
+    ({"max_change": "2"}, "max_change='2' is a str"),
+    ({"max_change": True}, "max_change=True is a bool"),
+    ({"max_change": 1.0}, r"max_change=1.0 is out of range: allowed \(1, 100\]"),
+    ({"action_mode": 1}, "action_mode=1 is a int"),
+    ({"action_mode": "pace"}, "action_mode='pace' is not allowed: choose one of cwnd, rate"),
+    ({"scenario": {"flows": [{"cca": "cubic"}]}}, "0 flows with cca='agent'"),
+    ({"scenario": 7}, "scenario=7 is a int"),
+]
+
+
+@pytest.mark.parametrize(("kwargs", "message"), BAD)
+@pytest.mark.parametrize("backend", ["ns3", "fast"])
+def test_single_env_names_the_argument(backend, kwargs, message):
+    with pytest.raises(SpecError, match=message):
+        LteCellEnv(backend=backend, **kwargs)
+
+
+@pytest.mark.parametrize(("kwargs", "message"), BAD)
+def test_vector_env_names_the_argument(kwargs, message):
+    scenario = kwargs.pop("scenario", {"flows": [{"cca": "agent"}]})
+    with pytest.raises(SpecError, match=message):
+        make_fast_vec_env(scenario, num_envs=2, **kwargs)
+
+
+def test_timeout_and_backend_are_checked():
+    with pytest.raises(SpecError, match="timeout_s='5' is a str"):
+        LteCellEnv(backend="fast", timeout_s="5")
+    with pytest.raises(SpecError, match="backend='gpu' is not allowed: choose one of ns3, fast"):
+        LteCellEnv(backend="gpu")
