@@ -26,8 +26,7 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnvWrapper
 
-from cellgym.vocab import check_choice
-from configs.schema import FEATURE_SETS
+from cellgym.vocab import FEATURE_SETS, check_choice
 from envs.contract import OBS
 
 DERIVED_FIELDS: tuple[str, ...] = (

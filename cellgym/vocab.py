@@ -41,6 +41,10 @@ ALGORITHM_PREFIXES: dict[str, str] = {
     "recurrent_ppo": "RecurrentPPO",
 }
 
+#: Observation feature sets a learned policy sees: the raw observation, or XRC-style derived
+#: features (``agents/features.py``).
+FEATURE_SETS: tuple[str, ...] = ("raw", "derived")
+
 #: ns-3's own TCP congestion controls, by the names the scenario program accepts.
 NS3_TCPS: tuple[str, ...] = (
     "cubic",
@@ -89,8 +93,8 @@ class SpecError(ValueError):
 def check_range(name: str, value: float, low: float, high: float = math.inf) -> None:
     """Raise ``SpecError`` unless ``low <= value <= high`` (NaN fails)."""
     if not (low <= value <= high) or (isinstance(value, float) and math.isnan(value)):
-        upper = "inf" if math.isinf(high) else f"{high:g}"
-        raise SpecError(f"{name}={value!r} is out of range: allowed [{low:g}, {upper}]")
+        upper = "inf)" if math.isinf(high) else f"{high:g}]"
+        raise SpecError(f"{name}={value!r} is out of range: allowed [{low:g}, {upper}")
 
 
 def check_above(name: str, value: float, low: float, high: float = math.inf) -> None:

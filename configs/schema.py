@@ -20,6 +20,7 @@ from cellgym.vocab import (
     ACTION_MODES,
     ALGORITHMS,
     BACKENDS,
+    FEATURE_SETS,
     SpecError,
     check_above,
     check_choice,
@@ -78,7 +79,6 @@ LOGGERS: tuple[str, ...] = ("none", "tensorboard", "wandb")
 WANDB_MODES: tuple[str, ...] = ("auto", "online", "offline", "disabled")
 FINAL_MODELS: tuple[str, ...] = ("best", "last")
 #: The policy's input (``agents.features``): raw observations, or raw plus XRC-style ratios.
-FEATURE_SETS: tuple[str, ...] = ("raw", "derived")
 START_METHODS: tuple[str, ...] = ("forkserver", "spawn", "fork")
 
 

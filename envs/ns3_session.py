@@ -10,7 +10,7 @@ from cellgym.fields import FLOW_FIELDS, UE_FIELDS
 from cellgym.paths import ns3_program
 from cellgym.scenario import ScenarioSpec
 from envs.bridge import Ns3Bridge, SimulatorError
-from envs.session import RawStep
+from envs.records import RawStep
 
 log = logging.getLogger(__name__)
 

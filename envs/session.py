@@ -1,53 +1,17 @@
 """A backend-neutral episode of a cell: raw observations in, absolute actions out.
 
-Both backends produce the same ``RawStep`` records (docs/scenario-contract.md names the columns), so
-the environment, the evaluation and the metrics never depend on which backend ran.
+``open_session`` picks the backend's session; both emit the same ``RawStep`` records
+(``envs.records``), so the environment, the evaluation and the metrics never depend on which
+backend ran.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Protocol
-
-import numpy as np
-
 from cellgym.scenario import ScenarioSpec
 from cellgym.vocab import BACKENDS, check_choice
+from envs.records import RawStep, Session
 
 __all__ = ["BACKENDS", "RawStep", "Session", "open_session"]
-
-
-@dataclass
-class RawStep:
-    """One step of a cell, as the scenario emits it.
-
-    Attributes:
-        t: Simulated time at the end of the step, in seconds.
-        flows: ``[F, len(FLOW_FIELDS)]`` per-flow values (counters over the step).
-        ues: ``[U, len(UE_FIELDS)]`` per-UE values.
-        done: The episode ended (simulated time reached ``sim_time_s``).
-    """
-
-    t: float
-    flows: np.ndarray
-    ues: np.ndarray
-    done: bool
-
-
-class Session(Protocol):
-    """One episode of one cell on some backend."""
-
-    def start(self) -> RawStep:
-        """Start the episode and return the initial observation (t = 0)."""
-        ...
-
-    def step(self, actions: np.ndarray) -> RawStep:
-        """Apply ``[A, 2]`` actions (cwnd bytes, pacing Mbit/s per agent flow); advance a step."""
-        ...
-
-    def close(self) -> None:
-        """End the episode and release its resources; idempotent."""
-        ...
 
 
 def open_session(

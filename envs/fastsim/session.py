@@ -9,7 +9,7 @@ from cellgym.scenario import ScenarioSpec
 from envs.fastsim.params import FastSimParams
 from envs.fastsim.sim import FastCellBatch
 from envs.fastsim.single import EnvStepper
-from envs.session import RawStep
+from envs.records import RawStep
 
 
 class FastSession:

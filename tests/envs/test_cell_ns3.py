@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from cellgym.evaluation import run_native
+from evaluation.rollouts import run_native
 from cellgym.fields import FLOW, UE
 from cellgym.metrics import compute_metrics
 from cellgym.scenario import FlowSpec, ScenarioSpec

@@ -47,7 +47,7 @@ def run_cell(spec: ScenarioSpec, seed: int = 1) -> tuple[np.ndarray, np.ndarray]
 
 
 def records(spec: ScenarioSpec, seed: int = 1):
-    from cellgym.evaluation import run_native
+    from evaluation.rollouts import run_native
 
     return run_native(spec, "cubic", seed, backend="fast")
 
