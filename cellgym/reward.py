@@ -14,14 +14,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import dataclasses
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import numpy as np
 
 from cellgym.fields import FLOW, UE
 from cellgym.metrics import jain_index, jain_of_floats
-from cellgym.vocab import SpecError
+from cellgym.vocab import SpecError, check_above, check_field_types, check_range
 
 __all__ = [
     "TERMS",
@@ -56,15 +58,30 @@ class RewardSpec:
 
     def __post_init__(self) -> None:
         """Validate the fields."""
+        check_field_types(self, "reward")
         for name in ("w_utilization", "w_delay", "w_fairness"):
-            if getattr(self, name) < 0:
-                raise SpecError(f"reward.{name}={getattr(self, name)!r}: allowed [0, inf)")
-        if not self.delay_budget_ms > 0:
-            raise SpecError(f"reward.delay_budget_ms={self.delay_budget_ms!r}: allowed (0, inf)")
-        if not self.max_delay_penalty > 0:
-            raise SpecError(
-                f"reward.max_delay_penalty={self.max_delay_penalty!r}: allowed (0, inf)"
-            )
+            check_range(f"reward.{name}", getattr(self, name), 0.0)
+        check_above("reward.delay_budget_ms", self.delay_budget_ms, 0.0)
+        check_above("reward.max_delay_penalty", self.max_delay_penalty, 0.0)
+
+    @classmethod
+    def from_config(cls, cfg: RewardSpec | Mapping[str, Any] | None) -> RewardSpec:
+        """Build from a mapping (a dict or an OmegaConf node); unknown keys name themselves."""
+        if cfg is None:
+            return cls()
+        if isinstance(cfg, RewardSpec):
+            return cfg
+        if hasattr(cfg, "_metadata"):  # an OmegaConf node
+            from omegaconf import OmegaConf
+
+            cfg = OmegaConf.to_container(cfg, resolve=True)  # type: ignore[assignment]
+        if not isinstance(cfg, Mapping):
+            raise SpecError(f"reward={cfg!r} is a {type(cfg).__name__}: give a mapping of weights")
+        known = {f.name for f in dataclasses.fields(cls)}
+        unknown = sorted(set(cfg) - known)
+        if unknown:
+            raise SpecError(f"reward has unknown field(s) {unknown}: allowed {sorted(known)}")
+        return cls(**dict(cfg))
 
 
 def queueing_delay_ms(flow_row: np.ndarray | Sequence[float], hol_ms: float) -> float:

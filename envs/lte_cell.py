@@ -122,9 +122,7 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         timeout_s: float = 60.0,
     ) -> None:
         self.spec_scenario = ScenarioSpec.from_config(scenario or ScenarioSpec())
-        self.reward_spec = (
-            reward if isinstance(reward, RewardSpec) else RewardSpec(**(reward or {}))
-        )
+        self.reward_spec = RewardSpec.from_config(reward)
         flow = agent_flow(self.spec_scenario)
         check_env_args(action_mode, max_change)
         check_choice("backend", backend, BACKENDS)

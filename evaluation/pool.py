@@ -206,7 +206,7 @@ def evaluate_many(
     for s in cells:
         if not s.agent_flows:
             raise SpecError(f"scenario {s.name!r} has no agent flow for the controllers to drive")
-    rew = reward if isinstance(reward, RewardSpec) else RewardSpec(**dict(reward or {}))
+    rew = RewardSpec.from_config(reward)
     all_jobs = [
         EvalJob(
             c, s, int(seed), rew, backend, timeout_s, max_change, action_mode, deterministic, from_s

@@ -92,7 +92,7 @@ def validate(cfg: DictConfig) -> dict[str, Any]:
             scenarios = [load_scenario(str(s)) for s in cfg.scenarios]
         else:
             scenarios = [ScenarioSpec.from_config(cfg.scenario)]
-        reward = RewardSpec(**to_dict(cfg.reward))
+        reward = RewardSpec.from_config(to_dict(cfg.reward))
     except SpecError:
         raise
     except (ValueError, FileNotFoundError) as exc:  # e.g. a checkpoint path with no model

@@ -66,9 +66,7 @@ class FastVecEnv(gym.vector.VectorEnv):
         flow = agent_flow(spec)
         check_env_args(action_mode, max_change)
         self.spec_scenario = spec
-        self.reward_spec = (
-            reward if isinstance(reward, RewardSpec) else RewardSpec(**(reward or {}))
-        )
+        self.reward_spec = RewardSpec.from_config(reward)
         self.params = params if params is not None else FastSimParams.from_spec(spec)
         self.num_envs = int(num_envs)
         self.action_mode = action_mode

@@ -150,7 +150,7 @@ def test_train_typo_or_wrong_type_fails_at_composition_naming_the_field(override
         ("timeout_s=0", r"timeout_s=0.0 is out of range: allowed \(0, inf\)"),
         ("seed=-1", r"seed=-1 is out of range"),
         ("eval_seeds=[]", "eval_seeds is empty"),
-        ("reward.w_delay=-1", r"reward.w_delay=-1.0: allowed \[0, inf\)"),
+        ("reward.w_delay=-1", r"reward.w_delay=-1.0 is out of range: allowed \[0, inf\)"),
         ("scenario.cell.rbs=42", "scenario.cell.rbs=42 is not allowed"),
     ],
 )

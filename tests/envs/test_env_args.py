@@ -38,3 +38,20 @@ def test_timeout_and_backend_are_checked():
         LteCellEnv(backend="fast", timeout_s="5")
     with pytest.raises(SpecError, match="backend='gpu' is not allowed: choose one of ns3, fast"):
         LteCellEnv(backend="gpu")
+
+
+@pytest.mark.parametrize(
+    ("reward", "message"),
+    [
+        ({"w_util": 1}, r"reward has unknown field\(s\) \['w_util'\]"),
+        ({"w_delay": "1"}, "reward.w_delay='1' is a str"),
+        ({"w_delay": -1}, r"reward.w_delay=-1 is out of range: allowed \[0, inf\)"),
+        ({"delay_budget_ms": 0}, r"reward.delay_budget_ms=0 is out of range: allowed \(0, inf\)"),
+        (5, "reward=5 is a int"),
+    ],
+)
+def test_reward_fields_are_named(reward, message):
+    with pytest.raises(SpecError, match=message):
+        LteCellEnv(backend="fast", reward=reward)
+    with pytest.raises(SpecError, match=message):
+        make_fast_vec_env({"flows": [{"cca": "agent"}]}, num_envs=2, reward=reward)
