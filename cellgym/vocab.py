@@ -90,18 +90,25 @@ class SpecError(ValueError):
     """A value outside its allowed range (a config field, an argument); the message names it."""
 
 
+def _fmt(x: float) -> str:
+    """A bound as people write it: ``0.001``, ``100``, ``4294967295`` (no exponent for integers)."""
+    if isinstance(x, numbers.Integral) or (float(x).is_integer() and abs(x) < 1e18):
+        return str(int(x))
+    return f"{x:g}"
+
+
 def check_range(name: str, value: float, low: float, high: float = math.inf) -> None:
     """Raise ``SpecError`` unless ``low <= value <= high`` (NaN fails)."""
     if not (low <= value <= high) or (isinstance(value, float) and math.isnan(value)):
-        upper = "inf)" if math.isinf(high) else f"{high:g}]"
-        raise SpecError(f"{name}={value!r} is out of range: allowed [{low:g}, {upper}")
+        upper = "inf)" if math.isinf(high) else f"{_fmt(high)}]"
+        raise SpecError(f"{name}={value!r} is out of range: allowed [{_fmt(low)}, {upper}")
 
 
 def check_above(name: str, value: float, low: float, high: float = math.inf) -> None:
     """Raise ``SpecError`` unless ``low < value <= high`` (NaN fails)."""
     if not (low < value <= high) or (isinstance(value, float) and math.isnan(value)):
-        upper = "inf)" if math.isinf(high) else f"{high:g}]"
-        raise SpecError(f"{name}={value!r} is out of range: allowed ({low:g}, {upper}")
+        upper = "inf)" if math.isinf(high) else f"{_fmt(high)}]"
+        raise SpecError(f"{name}={value!r} is out of range: allowed ({_fmt(low)}, {upper}")
 
 
 def check_choice(name: str, value: Any, allowed: tuple[Any, ...]) -> None:

@@ -16,6 +16,7 @@ from omegaconf import MISSING
 
 from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec
+from cellgym.seeding import check_seed
 from cellgym.vocab import (
     ACTION_MODES,
     ALGORITHMS,
@@ -188,6 +189,8 @@ class EvalConfig:
             check_choice("eval.backend", self.backend, BACKENDS)
         if self.freq > 0 and not self.seeds:
             raise SpecError("eval.seeds is empty: give at least one seed (or eval.freq=0)")
+        for i, seed in enumerate(self.seeds):
+            check_seed(f"eval.seeds[{i}]", seed)
 
 
 @dataclass
@@ -248,8 +251,8 @@ class TrainConfig:
 
     def __post_init__(self) -> None:
         """Validate the top-level fields (the groups validate themselves)."""
-        if self.seed is not None and not 0 <= self.seed < 2**32:
-            raise SpecError(f"seed={self.seed!r} is out of range: allowed [0, 2**32)")
+        if self.seed is not None:
+            check_seed("seed", self.seed)
         check_range("total_timesteps", self.total_timesteps, 1)
         check_max_change(self.max_change)
         check_choice("action_mode", self.action_mode, ACTION_MODES)
@@ -259,6 +262,8 @@ class TrainConfig:
         check_choice("eval_backend", self.eval_backend, BACKENDS)
         if not self.eval_seeds:
             raise SpecError("eval_seeds is empty: give at least one seed")
+        for i, seed in enumerate(self.eval_seeds):
+            check_seed(f"eval_seeds[{i}]", seed)
         check_range("eval_jobs", self.eval_jobs, 1)
         check_above("timeout_s", self.timeout_s, 0.0)
 
@@ -282,6 +287,39 @@ def to_dict(cfg: Any) -> dict[str, Any]:
     return OmegaConf.to_container(cfg, resolve=True)  # type: ignore[return-value]
 
 
+def check_known_keys(cfg: Any, where: str = "") -> None:
+    """Raise ``SpecError`` for a key that is no field of its structured config.
+
+    Hydra's ``+key=value`` adds keys even to typed nodes, and ``OmegaConf.to_object`` then sets
+    them as stray attributes: ``+scenario.foo=1`` or ``+agent.n_stepz=8`` would run and land in
+    the saved config. Free-form mappings (``agent.kwargs``, ``agent.policy_kwargs``) are not
+    checked here; their consumers check them.
+    """
+    import dataclasses
+
+    from omegaconf import DictConfig, ListConfig, OmegaConf
+
+    if isinstance(cfg, DictConfig):
+        kind = OmegaConf.get_type(cfg)
+        if kind is not None and dataclasses.is_dataclass(kind):
+            known = {f.name for f in dataclasses.fields(kind)}
+            for key in cfg.keys():
+                if key not in known:
+                    name = f"{where}.{key}" if where else str(key)
+                    raise SpecError(
+                        f"{name} is not an option of {where or 'the config'}: allowed "
+                        f"{', '.join(sorted(known))}"
+                    )
+        for key in cfg.keys():
+            node = cfg._get_node(key)
+            if isinstance(node, DictConfig | ListConfig):
+                check_known_keys(node, f"{where}.{key}" if where else str(key))
+    elif isinstance(cfg, ListConfig):
+        for i, node in enumerate(cfg._iter_ex(resolve=False)):
+            if isinstance(node, DictConfig | ListConfig):
+                check_known_keys(node, f"{where}[{i}]")
+
+
 def validate_train(cfg: Any) -> TrainConfig:
     """Build the typed ``TrainConfig`` from a composed config, checking every range.
 
@@ -291,6 +329,7 @@ def validate_train(cfg: Any) -> TrainConfig:
     """
     from omegaconf import OmegaConf
 
+    check_known_keys(cfg)
     try:
         obj = OmegaConf.to_object(cfg)
     except Exception as exc:  # OmegaConf wraps the dataclasses' ValueError; surface it

@@ -62,13 +62,15 @@ def validate(cfg: DictConfig) -> dict[str, Any]:
     from cellgym.metrics import check_confidence
     from cellgym.reward import RewardSpec
     from cellgym.scenario import ScenarioSpec, load_scenario
-    from configs.schema import to_dict
+    from cellgym.seeding import check_seed
+    from configs.schema import check_known_keys, to_dict
     from evaluation.resolve import resolve_controller
 
     def check(ok: bool, message: str) -> None:
         if not ok:
             raise SpecError(message)
 
+    check_known_keys(cfg)
     backend = backend_name(cfg)
     check_choice("backend.name", backend, BACKENDS)
     if cfg.jobs < 1:
@@ -83,6 +85,8 @@ def validate(cfg: DictConfig) -> dict[str, Any]:
     check(len(cfg.controllers) > 0, "controllers is empty: give at least one controller")
     check(len(cfg.seeds) > 0, "seeds is empty: give at least one seed")
     check(len(set(cfg.seeds)) == len(cfg.seeds), f"seeds={list(cfg.seeds)} holds a seed twice")
+    for i, seed in enumerate(cfg.seeds):
+        check_seed(f"seeds[{i}]", seed)
     try:
         controllers = [
             resolve_controller(str(c), f"controllers[{i}]", backend=backend)

@@ -152,6 +152,12 @@ def test_train_typo_or_wrong_type_fails_at_composition_naming_the_field(override
         ("eval_seeds=[]", "eval_seeds is empty"),
         ("reward.w_delay=-1", r"reward.w_delay=-1.0 is out of range: allowed \[0, inf\)"),
         ("scenario.cell.rbs=42", "scenario.cell.rbs=42 is not allowed"),
+        ("eval_seeds=[-1]", r"eval_seeds\[0\]=-1 is out of range: allowed \[0, 4294967295\]"),
+        ("eval.seeds=[1,-2]", r"eval.seeds\[1\]=-2 is out of range"),
+        ("+scenario.foo=1", "scenario.foo is not an option of scenario: allowed active_timeout_ms"),
+        ("+agent.n_stepz=8", "agent.n_stepz is not an option of agent: allowed algo"),
+        ("+scenario.cell.numerology=1", "scenario.cell.numerology is not an option"),
+        ("+scenario.flows.0.colour=1", r"scenario.flows\[0\].colour is not an option"),
     ],
 )
 def test_train_out_of_range_value_fails_at_start_naming_the_field(override, message, tmp_path):

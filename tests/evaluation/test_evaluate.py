@@ -474,6 +474,10 @@ def test_evaluate_py_invalid_config_fails_at_start(tmp_path):
     assert not (out / "results.parquet").exists()
     proc = _evaluate_py("jobs=0", "backend=fast", f"out_dir={out}")
     assert proc.returncode == 2 and "jobs=0 is out of range: allowed [1, inf)" in proc.stderr
+    proc = _evaluate_py("seeds=[1,-1]", "backend=fast", f"out_dir={out}")
+    assert proc.returncode == 2 and "seeds[1]=-1 is out of range" in proc.stderr
+    proc = _evaluate_py("+scenario.foo=1", "backend=fast", f"out_dir={out}")
+    assert proc.returncode == 2 and "scenario.foo is not an option of scenario" in proc.stderr
 
 
 @pytest.mark.ns3
