@@ -67,7 +67,7 @@ UPLINK_BSR = 1  # buffer status report -> grant (ns-3's UE MAC)
 UPLINK_CODES: dict[str, int] = {"periodic": UPLINK_PERIODIC, "bsr": UPLINK_BSR}
 MOBILITY_STATIC = 0
 MOBILITY_RANDOM = 1  # a new random distance every ``mobility_period_s``
-#: ``ScenarioSpec.mobility`` -> code (``P_MOBILITY``).
+#: ``ScenarioSpec.channel.mobility`` -> code (``P_MOBILITY``).
 MOBILITY_CODES: dict[str, int] = {"static": MOBILITY_STATIC, "random": MOBILITY_RANDOM}
 assert set(MOBILITY_CODES) == set(MOBILITY_MODES)
 

@@ -17,6 +17,7 @@ import numpy as np
 from cellgym.fields import SEGMENT_BYTES
 from cellgym.scenario import ScenarioSpec, SpecError
 from envs.fastsim.codes import (
+    MOBILITY_CODES,
     RECOVERY_CODES,
     SCHEDULER_CODES,
     TRAFFIC_CODES,
@@ -377,7 +378,7 @@ class FastSimParams:
         p[P_AIR_UL_MS] = self.air_ul_ms
         p[P_WINDOW_TTIS] = s.xrc_window_ttis
         p[P_ACTIVE_TIMEOUT_MS] = s.active_timeout_ms
-        p[P_MOBILITY] = 1.0 if s.channel.mobility == "random" else 0.0
+        p[P_MOBILITY] = MOBILITY_CODES[s.channel.mobility]
         p[P_MOBILITY_PERIOD_MS] = round(s.channel.mobility_period_s * 1000.0)
         p[P_MIN_DISTANCE_M] = s.channel.min_distance_m
         p[P_MAX_DISTANCE_M] = s.channel.max_distance_m
