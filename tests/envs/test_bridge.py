@@ -38,6 +38,25 @@ def _alive(pid: int) -> bool:
 
 
 # -- wire format, from the protobuf encoding rules ------------------------------------------------
+def _assert_simulator_dies_with(code: str) -> None:
+    """Run ``code`` (which prints a simulator's pid) in a Python process, kill that process and
+    require the simulator to follow it."""
+    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
+    try:
+        pid = int(parent.stdout.readline())
+        time.sleep(0.3)  # a wrongly sent parent-death signal would have arrived
+        assert _alive(pid)
+        parent.kill()
+        parent.wait(5)
+        deadline = time.monotonic() + 5
+        while _alive(pid) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not _alive(pid)
+    finally:
+        parent.kill()
+        parent.wait()
+
+
 def _key(field: int, wire_type: int) -> bytes:
     return bytes([(field << 3) | wire_type])
 
@@ -204,19 +223,7 @@ def test_parent_killed_leaves_no_process():
         time.sleep(60)
         """
     )
-    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-    try:
-        pid = int(parent.stdout.readline())
-        assert _alive(pid)
-        parent.kill()
-        parent.wait(5)
-        deadline = time.monotonic() + 5
-        while _alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not _alive(pid)
-    finally:
-        parent.kill()
-        parent.wait()
+    _assert_simulator_dies_with(code)
 
 
 @needs_echo
@@ -278,17 +285,4 @@ def test_process_killed_after_its_thread_ended_leaves_no_process():
         time.sleep(60)
         """
     )
-    parent = subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True)
-    try:
-        pid = int(parent.stdout.readline())
-        time.sleep(0.3)
-        assert _alive(pid)
-        parent.kill()
-        parent.wait(5)
-        deadline = time.monotonic() + 5
-        while _alive(pid) and time.monotonic() < deadline:
-            time.sleep(0.05)
-        assert not _alive(pid)
-    finally:
-        parent.kill()
-        parent.wait()
+    _assert_simulator_dies_with(code)
