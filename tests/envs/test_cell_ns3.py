@@ -5,10 +5,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from evaluation.rollouts import run_native
 from cellgym.fields import FLOW, UE
 from cellgym.metrics import compute_metrics
 from cellgym.scenario import FlowSpec, ScenarioSpec
+from evaluation.rollouts import run_native
 
 pytestmark = pytest.mark.ns3
 

@@ -32,7 +32,11 @@ MULTI_UE = {
     "name": "g_multi_ue",
     "sim_time_s": SIM_S,
     "num_ues": 3,
-    "channel": {"distances_m": [120.0, 250.0, 330.0], "mobility": "random", "mobility_period_s": 0.5},
+    "channel": {
+        "distances_m": [120.0, 250.0, 330.0],
+        "mobility": "random",
+        "mobility_period_s": 0.5,
+    },
     "flows": [
         {"ue": 0, "cca": "agent"},
         {"ue": 1, "cca": "newreno"},
