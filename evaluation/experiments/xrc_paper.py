@@ -5,8 +5,14 @@
 Every run is a scenario from ``configs/scenario/xrc_fig*.yaml`` with its ``agent`` flow replaced by
 the congestion control under test (native ns-3 TCPs and CellGym's native XRC sender). Runs go in
 parallel (``--jobs``), the metrics come from ``cellgym.metrics``, and the command writes
-``report.md`` (a table beside the paper's numbers) and PNG figures under ``--out``. ``--quick``
-shortens every scenario for a smoke test.
+``numbers.json`` (every number, and the run's provenance: ``cellgym.provenance``), PNG figures and
+``report.md`` (``evaluation.experiments.xrc_report``: a table beside the paper's numbers) under
+``--out``. ``--quick`` shortens every scenario for a smoke test, ``--figures`` runs some figures
+only, and ``--render`` rewrites ``report.md`` from ``numbers.json`` without simulating.
+
+The provenance digest covers ``INPUTS`` (the files the numbers depend on) and the arguments;
+``tests/evaluation/test_provenance.py`` recomputes it on the current tree and names the inputs
+that changed since the committed report was made.
 
 Common set-up (paper, section IV): 10 MHz (50 RBs), RLC buffer of 128 MTU-sized packets, minimum
 RTT 38 ms, queueing budget 10 ms.
@@ -19,6 +25,7 @@ import dataclasses
 import json
 import logging
 import multiprocessing as mp
+import sys
 import time
 from collections.abc import Sequence
 from pathlib import Path
@@ -39,6 +46,8 @@ from cellgym.metrics import (
     queueing_delay_samples,
     rate_mbps,
 )
+from cellgym.paths import REPO_ROOT
+from cellgym.provenance import record
 from cellgym.scenario import ScenarioSpec, load_scenario
 
 log = logging.getLogger(__name__)
@@ -49,7 +58,39 @@ FIG5_FIRST = ("xrc", "cubic")
 FIG5_SECOND = ("cubic", "newreno", "illinois", "veno")
 FIG6_CCAS = ("xrc", "cubic", "newreno", "illinois")
 FIG7_CCAS = ("xrc", "cubic", "newreno", "illinois", "veno")
+FIGURES = ("fig1", "fig3", "fig4", "fig5", "fig6", "fig7")
 VIDEO_CHUNK_BYTES = 17e6 / 8 * 2  # 2 s at 17 Mbit/s
+COMMAND = "python -m evaluation.experiments.xrc_paper"
+#: The files the report's numbers depend on (globs relative to the repository root): the ns-3
+#: scenario program's sources, the figure scenarios, this module, the rollout, session and bridge
+#: code, the metrics and the XRC baseline. The report text (``xrc_report``) is not an input:
+#: ``--render`` rewrites it from ``numbers.json``.
+INPUTS: tuple[str, ...] = (
+    "ns3-scenarios/CMakeLists.txt",
+    "ns3-scenarios/NS3-VERSION",
+    "ns3-scenarios/model/**/*",
+    "ns3-scenarios/examples/**/*",
+    "configs/scenario/xrc_fig*.yaml",
+    "evaluation/experiments/xrc_paper.py",
+    "evaluation/rollouts.py",
+    "cellgym/controllers.py",
+    "cellgym/fields.py",
+    "cellgym/metrics.py",
+    "cellgym/reward.py",
+    "cellgym/scenario.py",
+    "cellgym/seeding.py",
+    "cellgym/vocab.py",
+    "cellgym/proto/*.proto",
+    "baselines/__init__.py",
+    "baselines/base.py",
+    "baselines/xrc.py",
+    "envs/bridge.py",
+    "envs/contract.py",
+    "envs/lte_cell.py",
+    "envs/ns3_session.py",
+    "envs/records.py",
+    "envs/session.py",
+)
 
 
 def paper_scenario(name: str, quick: bool = False) -> ScenarioSpec:
@@ -85,8 +126,13 @@ def _run(job: Job) -> tuple[Job, EpisodeRecords, float]:
     return job, rec, time.perf_counter() - t0
 
 
-def make_jobs(seeds: Sequence[int], quick: bool) -> list[Job]:
-    """Every run of every figure."""
+def make_jobs(seeds: Sequence[int], quick: bool, figures: Sequence[str] = FIGURES) -> list[Job]:
+    """Every run of the ``figures``."""
+    jobs = _all_jobs(seeds, quick)
+    return [j for j in jobs if j.figure in figures]
+
+
+def _all_jobs(seeds: Sequence[int], quick: bool) -> list[Job]:
     jobs = []
     fig1 = paper_scenario("xrc_fig1", quick)
     for cca in FIG1_CCAS:
@@ -287,118 +333,45 @@ def plot(results: list[tuple[Job, EpisodeRecords, float]], out: Path) -> list[st
     return names
 
 
-def _f(x: Any, digits: int = 2) -> str:
-    if x is None or (isinstance(x, float) and not np.isfinite(x)):
-        return "-"
-    return f"{x:.{digits}f}" if isinstance(x, float) else str(x)
-
-
-def report(numbers: dict[str, Any], figures: list[str], wall_s: float, args: Any) -> str:
-    """The Markdown report: our numbers beside the paper's."""
-    lines = [
-        "# XRC paper experiments, reproduced on CellGym's ns-3 cell",
-        "",
-        f"Command: `.venv/bin/python -m evaluation.experiments.xrc_paper --out {args.out} "
-        f"--seeds {args.seeds} --jobs {args.jobs}{' --quick' if args.quick else ''}` "
-        f"({wall_s / 60:.1f} min wall time on this 2-core machine). Scenarios: "
-        "`configs/scenario/xrc_fig*.yaml`. Set-up: 50 RBs, RLC buffer 128 packets, minimum RTT "
-        "about 38 ms, budget 10 ms; XRC is CellGym's native per-ACK sender (`ns3::TcpXrc`).",
-        "",
-        "## Fig. 1: one UE, capacity swinging between about 7 and 34 Mbit/s",
-        "",
-        "Paper: at p90 the TCPs' HoL delay is near 400 ms, XRC's an order of magnitude lower; "
-        "XRC within its 10 ms budget about 80% of the time.",
-        "",
-        "| cca | utilization | HoL p50 ms | HoL p90 ms | HoL within budget |",
-        "|---|---|---|---|---|",
-    ]
-    for cca, m in numbers["fig1"].items():
-        lines.append(
-            f"| {cca} | {_f(m['utilization'], 3)} | {_f(m['hol_p50_ms'], 1)} | "
-            f"{_f(m['hol_p90_ms'], 1)} | {_f(m['hol_budget_compliance'], 3)} |"
-        )
-    lines += [
-        "",
-        "## Fig. 3: XRC with a second flow joining at 5 s in congestion avoidance",
-        "",
-        "| pair | Jain after the join |",
-        "|---|---|",
-    ]
-    for lab, m in numbers["fig3"].items():
-        lines.append(f"| {lab} | {_f(m['jain_after_join'], 3)} |")
-    lines += [
-        "",
-        "## Fig. 4: four flows, minimum RTTs up to 30 ms apart, joining and leaving every 10 s",
-        "",
-        "Paper: Jain 99.5% XRC, 85.71% CUBIC, 86.74% NewReno; XRC's HoL within budget 99%.",
-        "",
-        "| cca | Jain | HoL within budget |",
-        "|---|---|---|",
-    ]
-    for lab, m in numbers["fig4"].items():
-        lines.append(f"| {lab} | {_f(m['jain'], 4)} | {_f(m['hol_budget_compliance'], 3)} |")
-    lines += [
-        "",
-        "## Fig. 5: a capacity-seeking flow against a second one joining at 5 s",
-        "",
-        "Paper: Jain 99.7% for XRC vs CUBIC; median queueing delay 3x lower than CUBIC vs CUBIC; "
-        "p50 and p90 HoL more than 50% lower with XRC.",
-        "",
-        "| first vs second | Jain | queueing p50 ms | HoL p50 ms | HoL p90 ms | HoL <= budget |",
-        "|---|---|---|---|---|---|",
-    ]
-    for lab, m in numbers["fig5"].items():
-        lines.append(
-            f"| {lab} | {_f(m['jain'], 3)} | {_f(m['queueing_p50_ms'], 1)} | "
-            f"{_f(m['hol_p50_ms'], 1)} | {_f(m['hol_p90_ms'], 1)} | "
-            f"{_f(m['hol_budget_compliance'], 3)} |"
-        )
-    lines += [
-        "",
-        "## Fig. 6: bulk download against a CUBIC video flow (2 s at 17 Mbit/s every 10 s)",
-        "",
-        "Paper: with XRC the end-to-end queueing delay stays below 10 ms 99% of the time.",
-        "",
-        "| bulk cca | queueing <= 10 ms | chunk delivery mean s | chunk delivery max s |",
-        "|---|---|---|---|",
-    ]
-    for lab, m in numbers["fig6"].items():
-        lines.append(
-            f"| {lab} | {_f(m['queueing_within_budget'], 3)} | "
-            f"{_f(m['chunk_delivery_mean_s'])} | {_f(m['chunk_delivery_max_s'])} |"
-        )
-    lines += [
-        "",
-        "## Fig. 7: a capacity-seeking flow against short NewReno flows (10 KB-2 MB, one per 5 s)",
-        "",
-        "Paper: p50 and p90 FCT halved with XRC; max FCT 3x lower than CUBIC, 1.4x lower than "
-        "Illinois.",
-        "",
-        "| capacity seeker | FCT p50 s | FCT p90 s | FCT max s | completed | HoL p90 ms |",
-        "|---|---|---|---|---|---|",
-    ]
-    for lab, m in numbers["fig7"].items():
-        lines.append(
-            f"| {lab} | {_f(m['fct_p50_s'], 3)} | {_f(m['fct_p90_s'], 3)} | "
-            f"{_f(m['fct_max_s'], 3)} | {m['completed']} | {_f(m['hol_p90_ms'], 1)} |"
-        )
-    lines += ["", "## Figures", ""]
-    lines += [f"![{name}]({name})" for name in figures]
-    return "\n".join(lines) + "\n"
-
-
-def main(argv: Sequence[str] | None = None) -> None:
-    """Run every experiment, then write the report and figures."""
+def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
+    """The command line."""
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--out", default="docs/xrc-reproduction", help="output directory")
     ap.add_argument("--seeds", type=int, default=3, help="seeds for distribution figures (1, 5)")
     ap.add_argument("--jobs", type=int, default=2, help="simulations in parallel")
     ap.add_argument("--quick", action="store_true", help="short scenarios (smoke test)")
+    ap.add_argument("--figures", default="all", help="comma list of " + ",".join(FIGURES))
+    ap.add_argument("--render", action="store_true", help="rewrite report.md from numbers.json")
     args = ap.parse_args(argv)
+    figures = FIGURES if args.figures == "all" else tuple(args.figures.split(","))
+    bad = sorted(set(figures) - set(FIGURES))
+    if bad:
+        ap.error(f"unknown figures {bad}; choose from {FIGURES}")
+    args.figure_list = figures
+    return args
+
+
+def render(out: Path) -> str:
+    """Rewrite ``out/report.md`` from ``out/numbers.json``; return the text."""
+    from evaluation.experiments.xrc_report import report
+
+    text = report(json.loads((out / "numbers.json").read_text()))
+    (out / "report.md").write_text(text)
+    return text
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    """Run the experiments, then write numbers.json, the figures and the report."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    args = parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
     out = Path(args.out)
+    if args.render:
+        print(render(out))
+        return
     out.mkdir(parents=True, exist_ok=True)
-    jobs = make_jobs(list(range(1, args.seeds + 1)), args.quick)
+    prov = record(COMMAND, argv, INPUTS, REPO_ROOT)
+    jobs = make_jobs(list(range(1, args.seeds + 1)), args.quick, args.figure_list)
     log.info("%d simulations on %d workers", len(jobs), args.jobs)
     t0 = time.perf_counter()
     with mp.get_context("forkserver").Pool(args.jobs) as pool:
@@ -410,10 +383,17 @@ def main(argv: Sequence[str] | None = None) -> None:
     order = {(j.figure, j.label, j.seed): i for i, j in enumerate(jobs)}
     results.sort(key=lambda r: order[(r[0].figure, r[0].label, r[0].seed)])
     numbers = analyse(results)
+    numbers["meta"] = {
+        "wall_s": wall_s,
+        "simulations": len(jobs),
+        "seeds": args.seeds,
+        "quick": args.quick,
+        "figures": list(args.figure_list),
+        "images": plot(results, out),
+    }
+    numbers["provenance"] = prov
     (out / "numbers.json").write_text(json.dumps(numbers, indent=2))
-    figures = plot(results, out)
-    (out / "report.md").write_text(report(numbers, figures, wall_s, args))
-    print((out / "report.md").read_text())
+    print(render(out))
 
 
 if __name__ == "__main__":
