@@ -23,7 +23,7 @@ import numpy as np
 
 from cellgym.fields import FLOW, UE
 from cellgym.metrics import jain_index, jain_of_floats
-from cellgym.vocab import SpecError, check_above, check_field_types, check_range
+from cellgym.vocab import SpecError, check_above, check_field_types, check_keys, check_range
 
 __all__ = [
     "TERMS",
@@ -34,6 +34,9 @@ __all__ = [
     "reward_terms_batch",
 ]
 
+#: Upper bound of the weights, the delay budget (ms) and the penalty clip: the reward stays finite.
+MAX_WEIGHT = 1e6
+
 #: Keys of ``reward_terms``'s result, in order.
 TERMS: tuple[str, ...] = ("utilization", "delay_ms", "delay_penalty", "jain", "reward")
 
@@ -43,11 +46,12 @@ class RewardSpec:
     """Weights and budget of the reward.
 
     Attributes:
-        w_utilization: Weight of the utilization term.
+        w_utilization: Weight of the utilization term (0 to ``MAX_WEIGHT``, 1e6, as every
+            field: the reward stays finite).
         w_delay: Weight of the queueing-delay penalty.
         w_fairness: Weight of Jain's fairness index.
-        delay_budget_ms: Queueing-delay budget, in ms (XRC's default: 10 ms).
-        max_delay_penalty: Upper clip of the delay penalty (in budgets over the budget).
+        delay_budget_ms: Queueing-delay budget, in ms (XRC's default: 10 ms); above 0.
+        max_delay_penalty: Upper clip of the delay penalty (in budgets over the budget); above 0.
     """
 
     w_utilization: float = 1.0
@@ -60,9 +64,9 @@ class RewardSpec:
         """Validate the fields."""
         check_field_types(self, "reward")
         for name in ("w_utilization", "w_delay", "w_fairness"):
-            check_range(f"reward.{name}", getattr(self, name), 0.0)
-        check_above("reward.delay_budget_ms", self.delay_budget_ms, 0.0)
-        check_above("reward.max_delay_penalty", self.max_delay_penalty, 0.0)
+            check_range(f"reward.{name}", getattr(self, name), 0.0, MAX_WEIGHT)
+        check_above("reward.delay_budget_ms", self.delay_budget_ms, 0.0, MAX_WEIGHT)
+        check_above("reward.max_delay_penalty", self.max_delay_penalty, 0.0, MAX_WEIGHT)
 
     @classmethod
     def from_config(cls, cfg: RewardSpec | Mapping[str, Any] | None) -> RewardSpec:
@@ -77,10 +81,7 @@ class RewardSpec:
             cfg = OmegaConf.to_container(cfg, resolve=True)  # type: ignore[assignment]
         if not isinstance(cfg, Mapping):
             raise SpecError(f"reward={cfg!r} is a {type(cfg).__name__}: give a mapping of weights")
-        known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(cfg) - known)
-        if unknown:
-            raise SpecError(f"reward has unknown field(s) {unknown}: allowed {sorted(known)}")
+        check_keys("reward", cfg, {f.name for f in dataclasses.fields(cls)})
         return cls(**dict(cfg))
 
 

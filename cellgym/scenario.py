@@ -37,6 +37,7 @@ from cellgym.vocab import (
     SpecError,
     check_choice,
     check_field_types,
+    check_keys,
     check_range,
 )
 
@@ -50,6 +51,16 @@ __all__ = [
     "scenario_names",
 ]
 
+
+#: Longest time of a scenario (``sim_time_s``, flow start/stop, periods), in seconds: the
+#: scenario program's limit.
+MAX_TIME_S = 1e6
+#: Most flows in one scenario (each has its own server in ns-3 and its own rings in the fast
+#: model, up to a few MB with the longest delays).
+MAX_FLOWS = 256
+#: Most packets of all UEs' RLC buffers together (``num_ues * rlc_buffer_pkts``): the fast model
+#: keeps a slot per packet (40 B) per cell.
+MAX_RLC_PKTS_TOTAL = 1_000_000
 
 #: The ns-3 scenario program of each cell type.
 NS3_PROGRAMS: dict[str, str] = {"lte": "cellgym-lte"}
@@ -68,10 +79,7 @@ def _build(cls: type, data: Any, where: str) -> Any:
     if isinstance(data, cls):
         return data
     data = dict(data)
-    known = {f.name for f in dataclasses.fields(cls)}
-    unknown = sorted(set(data) - known)
-    if unknown:
-        raise SpecError(f"{where} has unknown field(s) {unknown}: allowed {sorted(known)}")
+    check_keys(where, data, {f.name for f in dataclasses.fields(cls)})
     return cls(**data)
 
 
@@ -118,7 +126,7 @@ class ChannelSpec:
         distances_m: Initial UE distances from the base station in metres (one value applies to
             all UEs).
         mobility: ``static``, or ``random`` (the XRC paper's random distance changes).
-        mobility_period_s: Period of random distance changes, in seconds.
+        mobility_period_s: Period of random distance changes, in seconds (0.01 to 1e6).
         min_distance_m: Lower end of random distances (about 34 Mbit/s at 50 RBs).
         max_distance_m: Upper end of random distances (about 7 Mbit/s at 50 RBs).
     """
@@ -160,7 +168,7 @@ class ChannelSpec:
         for i, d in enumerate(self.distances_m):
             _check_range(f"{where}.distances_m[{i}]", d, 1.0, 600.0)
         _check_choice(f"{where}.mobility", self.mobility, MOBILITY_MODES)
-        _check_range(f"{where}.mobility_period_s", self.mobility_period_s, 0.01)
+        _check_range(f"{where}.mobility_period_s", self.mobility_period_s, 0.01, MAX_TIME_S)
         _check_range(f"{where}.min_distance_m", self.min_distance_m, 1.0, 600.0)
         _check_range(f"{where}.max_distance_m", self.max_distance_m, self.min_distance_m, 600.0)
 
@@ -175,16 +183,18 @@ class FlowSpec:
             ``agent`` (the Python policy's flow).
         traffic: ``bulk`` (backlogged), ``video`` (ON/OFF at ``video_rate_mbps``) or ``short``
             (``size_bytes`` then close).
-        start_s: Start time in seconds. The program starts flows no earlier than 0.1 s (the
+        start_s: Start time in seconds (at most 1e6). The program starts flows no earlier than 0.1 s (the
             UE's attach) and adds a seeded random offset of 0-100 ms, so that seeds give
             independent replications of otherwise deterministic scenarios.
-        stop_s: Stop time in seconds; ``None`` runs to the end of the simulation.
+        stop_s: Stop time in seconds (``start_s`` to 1e6); ``None`` runs to the end of the
+            simulation.
         delay_ms: Extra one-way delay on this flow's server link, in ms.
         size_bytes: Transfer size of a ``short`` flow, in bytes.
         video_rate_mbps: Sending rate of a ``video`` flow while ON, in Mbit/s.
         video_on_s: ON time per period of a ``video`` flow, in seconds.
-        video_period_s: Period of a ``video`` flow, in seconds.
-        ssthresh_segments: Initial slow-start threshold in segments; 0 keeps ns-3's default.
+        video_period_s: Period of a ``video`` flow, in seconds (0.001 to 1e6).
+        ssthresh_segments: Initial slow-start threshold in segments (at most 1e6); 0 keeps
+            ns-3's default.
     """
 
     ue: int = 0
@@ -209,16 +219,16 @@ class FlowSpec:
         _check_range(f"{where}.ue", self.ue, 0)
         _check_choice(f"{where}.cca", self.cca, CCAS)
         _check_choice(f"{where}.traffic", self.traffic, TRAFFIC_TYPES)
-        _check_range(f"{where}.start_s", self.start_s, 0.0)
+        _check_range(f"{where}.start_s", self.start_s, 0.0, MAX_TIME_S)
         if self.stop_s is not None:
-            _check_range(f"{where}.stop_s", self.stop_s, self.start_s)
+            _check_range(f"{where}.stop_s", self.stop_s, self.start_s, MAX_TIME_S)
         _check_range(f"{where}.delay_ms", self.delay_ms, 0.0, 10_000.0)
         if self.traffic == "short":
             _check_range(f"{where}.size_bytes", self.size_bytes, 1, 1e12)
         _check_range(f"{where}.video_rate_mbps", self.video_rate_mbps, 0.001, 10_000.0)
+        _check_range(f"{where}.video_period_s", self.video_period_s, 0.001, MAX_TIME_S)
         _check_range(f"{where}.video_on_s", self.video_on_s, 0.0, self.video_period_s)
-        _check_range(f"{where}.video_period_s", self.video_period_s, 0.001)
-        _check_range(f"{where}.ssthresh_segments", self.ssthresh_segments, 0, 1e9)
+        _check_range(f"{where}.ssthresh_segments", self.ssthresh_segments, 0, 1_000_000)
 
     def to_token(self) -> str:
         """Render as one ``--flows`` item (see docs/scenario-contract.md)."""
@@ -264,19 +274,20 @@ class ScenarioSpec:
 
     Attributes:
         name: A label for reports.
-        sim_time_s: Simulated duration of an episode, in seconds.
+        sim_time_s: Simulated duration of an episode, in seconds (0.001 to 1e6).
         step_ms: Environment step interval, in ms.
         cell: The cell (``CellSpec``: type and bandwidth).
         channel: The UEs' radio conditions (``ChannelSpec``: source, distances, mobility).
-        num_ues: Number of UEs.
-        rlc_buffer_pkts: RLC transmit buffer per UE, in 1500-byte packets.
+        num_ues: Number of UEs (1 to 256).
+        rlc_buffer_pkts: RLC transmit buffer per UE, in 1500-byte packets; all UEs' together
+            at most ``MAX_RLC_PKTS_TOTAL`` (1e6).
         server_delay_ms: One-way delay between each server and the core, in ms.
         bottleneck_mbps: Rate of an optional wired bottleneck before the core; 0 = none.
         bottleneck_buffer_pkts: Drop-tail buffer of that bottleneck, in packets.
         active_timeout_ms: XRC agent: a flow is active while its packets arrive less than
             this apart, in ms.
         xrc_window_ttis: XRC agent: capacity averaging window, in TTIs.
-        flows: The flows.
+        flows: The flows (1 to ``MAX_FLOWS``, 256).
     """
 
     name: str = "lte_default"
@@ -311,7 +322,7 @@ class ScenarioSpec:
     def validate(self) -> None:
         """Raise ``SpecError`` naming ``scenario.<field>`` for the first invalid field."""
         check_field_types(self, "scenario")
-        _check_range("scenario.sim_time_s", self.sim_time_s, 0.001, 1e6)
+        _check_range("scenario.sim_time_s", self.sim_time_s, 0.001, MAX_TIME_S)
         _check_range("scenario.step_ms", self.step_ms, 1.0, 10_000.0)
         if self.step_ms != int(self.step_ms):
             raise SpecError(
@@ -321,6 +332,11 @@ class ScenarioSpec:
         self.cell.validate("scenario.cell")
         self.channel.validate("scenario.channel", self.num_ues)
         _check_range("scenario.rlc_buffer_pkts", self.rlc_buffer_pkts, 1, 1_000_000)
+        if self.num_ues * self.rlc_buffer_pkts > MAX_RLC_PKTS_TOTAL:
+            raise SpecError(
+                f"scenario.rlc_buffer_pkts={self.rlc_buffer_pkts} with num_ues={self.num_ues} is "
+                f"out of range: allowed num_ues * rlc_buffer_pkts <= {MAX_RLC_PKTS_TOTAL}"
+            )
         _check_range("scenario.server_delay_ms", self.server_delay_ms, 0.0, 10_000.0)
         _check_range("scenario.bottleneck_mbps", self.bottleneck_mbps, 0.0, 100_000.0)
         _check_range("scenario.bottleneck_buffer_pkts", self.bottleneck_buffer_pkts, 1, 1_000_000)
@@ -328,6 +344,10 @@ class ScenarioSpec:
         _check_range("scenario.xrc_window_ttis", self.xrc_window_ttis, 1, 10_000)
         if not self.flows:
             raise SpecError("scenario.flows is empty: give at least one flow")
+        if len(self.flows) > MAX_FLOWS:
+            raise SpecError(
+                f"scenario.flows has {len(self.flows)} flows: allowed at most {MAX_FLOWS}"
+            )
         for i, flow in enumerate(self.flows):
             flow.validate(f"scenario.flows[{i}]")
             if flow.ue >= self.num_ues:
@@ -360,14 +380,13 @@ class ScenarioSpec:
             )
         data = dict(cfg)
         known = {f.name for f in dataclasses.fields(cls)}
-        unknown = sorted(set(data) - known)
+        unknown = sorted(set(data) - known, key=repr)
         moved = [k for k in unknown if k in _MOVED]
         if moved:
             raise SpecError(
                 "; ".join(f"scenario.{k} is now scenario.{_MOVED[k]}.{k}" for k in moved)
             )
-        if unknown:
-            raise SpecError(f"scenario has unknown field(s) {unknown}: allowed {sorted(known)}")
+        check_keys("scenario", data, known)
         flows = []
         flow_known = {f.name for f in dataclasses.fields(FlowSpec)}
         raw_flows = data.get("flows", [])
@@ -380,11 +399,7 @@ class ScenarioSpec:
                 flows.append(f)
                 continue
             f = dict(f)
-            bad = sorted(set(f) - flow_known)
-            if bad:
-                raise SpecError(
-                    f"scenario.flows[{i}] has unknown field(s) {bad}: allowed {sorted(flow_known)}"
-                )
+            check_keys(f"scenario.flows[{i}]", f, flow_known)
             try:
                 flows.append(FlowSpec(**f))
             except SpecError as exc:

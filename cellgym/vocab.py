@@ -167,6 +167,16 @@ def check_type(name: str, value: Any, annotation: str) -> None:
         raise SpecError(f"{name}={value!r} is a {type(value).__name__}: give {word}")
 
 
+def check_keys(where: str, data: Any, known: set[str] | frozenset[str]) -> None:
+    """Raise ``SpecError`` naming ``where`` for keys of the mapping ``data`` outside ``known``.
+
+    Keys of any type are reported (sorted by their ``repr``: ``1`` and ``"a"`` do not compare).
+    """
+    unknown = sorted(set(data) - set(known), key=repr)
+    if unknown:
+        raise SpecError(f"{where} has unknown field(s) {unknown}: allowed {sorted(known)}")
+
+
 def check_field_types(obj: Any, where: str) -> None:
     """``check_type`` on every field of the dataclass ``obj``, named ``where.<field>``."""
     for f in dataclasses.fields(obj):
