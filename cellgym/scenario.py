@@ -183,9 +183,9 @@ class FlowSpec:
             ``agent`` (the Python policy's flow).
         traffic: ``bulk`` (backlogged), ``video`` (ON/OFF at ``video_rate_mbps``) or ``short``
             (``size_bytes`` then close).
-        start_s: Start time in seconds (at most 1e6). The program starts flows no earlier than 0.1 s (the
-            UE's attach) and adds a seeded random offset of 0-100 ms, so that seeds give
-            independent replications of otherwise deterministic scenarios.
+        start_s: Start time in seconds (at most 1e6). The program starts flows no earlier than
+            0.1 s (the UE's attach) and adds a seeded random offset of 0-100 ms, so that seeds
+            give independent replications of otherwise deterministic scenarios.
         stop_s: Stop time in seconds (``start_s`` to 1e6); ``None`` runs to the end of the
             simulation.
         delay_ms: Extra one-way delay on this flow's server link, in ms.

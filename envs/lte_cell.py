@@ -91,7 +91,7 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
     | backend | ``"ns3"`` | simulator backend |
     | action_mode | ``"cwnd"`` | ``"cwnd"`` or ``"rate"`` |
     | max_change | 2.0 | largest factor by which one step changes the window or rate |
-    | timeout_s | 60.0 | longest wait for one simulator step before ``SimulatorTimeout`` |
+    | timeout_s | 60.0 | longest wait for one step before ``SimulatorTimeout`` (at most a day) |
 
     ``info`` also carries ``t`` (s), ``rng_run``, and ``flows``/``ues``: the step's raw per-flow and
     per-UE arrays (columns in ``cellgym.fields``).
@@ -127,7 +127,7 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         check_env_args(action_mode, max_change)
         check_choice("backend", backend, BACKENDS)
         check_type("timeout_s", timeout_s, "float")
-        check_range("timeout_s", timeout_s, 1e-3)
+        check_range("timeout_s", timeout_s, 1e-3, 86_400.0)
         self.backend = backend
         self.action_mode = action_mode
         self.max_change = float(max_change)

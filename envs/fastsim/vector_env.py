@@ -28,10 +28,14 @@ from cellgym.fields import UE
 from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec
 from cellgym.seeding import draw_rng_run
+from cellgym.vocab import SpecError, check_range, check_type
 from envs.contract import REWARD_TERMS, action_space, agent_flow, check_env_args, observation_space
 from envs.fastsim.params import FastSimParams
 from envs.fastsim.sim import FastCellBatch
 from envs.fastsim.single import EnvStepper
+
+#: Most cells in one vector env.
+MAX_NUM_ENVS = 65_536
 
 
 class FastVecEnv(gym.vector.VectorEnv):
@@ -39,7 +43,7 @@ class FastVecEnv(gym.vector.VectorEnv):
 
     Args:
         scenario: The cell (``ScenarioSpec`` or a mapping); exactly one ``agent`` flow.
-        num_envs: Number of cells ``B``.
+        num_envs: Number of cells ``B`` (1 to ``MAX_NUM_ENVS``).
         reward: Reward weights and budget.
         action_mode: ``"cwnd"`` or ``"rate"`` (as ``LteCellEnv``).
         max_change: Largest factor by which one step changes the window or rate.
@@ -65,6 +69,12 @@ class FastVecEnv(gym.vector.VectorEnv):
         spec = ScenarioSpec.from_config(scenario or ScenarioSpec())
         flow = agent_flow(spec)
         check_env_args(action_mode, max_change)
+        check_type("num_envs", num_envs, "int")
+        check_range("num_envs", num_envs, 1, MAX_NUM_ENVS)
+        check_type("parallel", parallel, "bool | None")
+        check_type("include_raw", include_raw, "bool")
+        if params is not None and not isinstance(params, FastSimParams):
+            raise SpecError(f"params={params!r} is a {type(params).__name__}: give FastSimParams")
         self.spec_scenario = spec
         self.reward_spec = RewardSpec.from_config(reward)
         self.params = params if params is not None else FastSimParams.from_spec(spec)
@@ -273,11 +283,15 @@ def make_fast_vec_env(
     Args:
         scenario: The cell (one ``agent`` flow).
         num_envs: Number of cells.
-        seed: Seeds cell ``i`` with ``seed + i`` at the first reset (``None``: random).
+        seed: Seeds cell ``i`` with ``seed + i`` at the first reset (``None``: random; else
+            >= 0).
         sb3: Return the Stable-Baselines3 adapter instead of the Gymnasium ``VectorEnv``.
         **kwargs: Passed to ``FastVecEnv`` (``reward``, ``action_mode``, ``max_change``,
             ``params``, ``parallel``, ``include_raw``).
     """
+    check_type("seed", seed, "int | None")
+    if seed is not None:
+        check_range("seed", seed, 0, 2**63 - 1 - MAX_NUM_ENVS)
     venv = FastVecEnv(scenario, num_envs=num_envs, **kwargs)
     if not sb3:
         if seed is not None:

@@ -14,7 +14,7 @@ import math
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, example, given, settings
+from hypothesis import HealthCheck, event, example, given, settings
 from hypothesis import strategies as st
 
 from cellgym.reward import RewardSpec
@@ -39,8 +39,8 @@ GARBAGE = st.one_of(
 ODD_FLOATS = st.sampled_from([0.0, -0.0, -1.0, 1e-300, 1e300, math.inf, -math.inf, math.nan])
 
 
-def number(low: float, high: float, kind: str = "float") -> st.SearchStrategy[Any]:
-    """Valid, boundary, out-of-range and wrong-type values of a numeric field."""
+def number(low: float, high: float, kind: str = "float", ok: bool = False) -> Any:
+    """Valid, boundary, out-of-range and wrong-type values of a numeric field (``ok``: valid)."""
     span = high - low if math.isfinite(high) else 1e6
     bounds = [low, high, low - 1, high + 1, low - 1e-9 * max(1, abs(low))]
     if math.isfinite(high):
@@ -48,7 +48,7 @@ def number(low: float, high: float, kind: str = "float") -> st.SearchStrategy[An
         bounds.append(high * 10)
     if kind == "int":
         lo, hi = math.ceil(low), math.floor(min(high, 2**62))
-        valid = st.integers(lo, hi)
+        valid = st.integers(lo, hi) | st.sampled_from([lo, hi])
         boundary = st.sampled_from([int(b) for b in bounds if math.isfinite(b)] + [2**64, -(2**63)])
         wrong = st.one_of(
             st.floats(low, min(high, low + span), allow_nan=False),  # floats for ints
@@ -56,112 +56,158 @@ def number(low: float, high: float, kind: str = "float") -> st.SearchStrategy[An
         )
     else:
         valid = st.floats(low, min(high, 1e300), allow_nan=False, allow_infinity=False)
+        valid = valid | st.sampled_from([low, high]) | st.integers(math.ceil(low), int(high))
         boundary = st.sampled_from([b for b in bounds if not math.isnan(b)])
         wrong = st.integers(-(2**70), 2**70)  # integers are accepted for floats
-    return st.one_of(valid, valid, boundary, ODD_FLOATS, wrong, GARBAGE)
+    if ok:
+        return valid
+    return st.one_of(valid, boundary, ODD_FLOATS, wrong, GARBAGE)
 
 
-def choice(values: tuple[Any, ...]) -> st.SearchStrategy[Any]:
+def choice(values: tuple[Any, ...], ok: bool = False) -> Any:
     """Allowed values, near misses (case, spaces) and wrong types of a choice field."""
     near = [v.upper() for v in values if isinstance(v, str)] + [f" {values[0]}", ""]
-    return st.one_of(st.sampled_from(values), st.sampled_from(values), st.sampled_from(near),
-                     GARBAGE)  # fmt: skip
+    if ok:
+        return st.sampled_from(values)
+    return st.one_of(st.sampled_from(values), st.sampled_from(near), GARBAGE)
 
 
-def float_list(low: float, high: float) -> st.SearchStrategy[Any]:
+def float_list(low: float, high: float, ok: bool = False) -> Any:
     """Lists of valid and invalid numbers, empty lists, and scalars for the list."""
-    item = st.one_of(st.floats(low, high), st.integers(int(low), int(high)), number(low, high))
-    return st.one_of(st.lists(item, max_size=4), st.lists(st.floats(low, high), min_size=1,
-                     max_size=3), number(low, high))  # fmt: skip
+    good = st.lists(number(low, high, ok=True), min_size=1, max_size=1)
+    if ok:
+        return good
+    return st.one_of(good, st.lists(number(low, high), max_size=4), number(low, high))
 
 
 UNKNOWN_KEYS = st.dictionaries(
-    st.one_of(st.sampled_from(["bogus", "rbs", "mobility", "simtime", "Sim_time_s"]),
-              st.integers(0, 3), st.none(), st.tuples(st.integers(0, 1))),  # fmt: skip
+    st.one_of(
+        st.sampled_from(["bogus", "rbs", "mobility", "simtime", "Sim_time_s"]),
+        st.integers(0, 3),
+        st.none(),
+        st.tuples(st.integers(0, 1)),
+    ),
     st.integers(0, 3),
+    min_size=1,
     max_size=2,
 )
 
-CELL_FIELDS = {"type": choice(("lte",)), "rbs": choice(LTE_BANDWIDTHS_RBS) | number(1, 200, "int")}
-CHANNEL_FIELDS = {
-    "source": choice(("distance",)),
-    "distances_m": float_list(1.0, 600.0),
-    "mobility": choice(("static", "random")),
-    "mobility_period_s": number(0.01, 1e6),
-    "min_distance_m": number(1.0, 600.0),
-    "max_distance_m": number(1.0, 600.0),
-}
-FLOW_FIELDS = {
-    "ue": number(0, 4, "int"),
-    "cca": choice(CCAS),
-    "traffic": choice(("bulk", "video", "short")),
-    "start_s": number(0.0, 1e6),
-    "stop_s": st.none() | number(0.0, 1e6),
-    "delay_ms": number(0.0, 10_000.0),
-    "size_bytes": number(1, 1e12, "int"),
-    "video_rate_mbps": number(0.001, 10_000.0),
-    "video_on_s": number(0.0, 1e6),
-    "video_period_s": number(0.001, 1e6),
-    "ssthresh_segments": number(0, 1_000_000, "int"),
-}
-SCENARIO_FIELDS = {
-    "name": st.text(max_size=8) | GARBAGE,
-    "sim_time_s": number(0.001, 1e6),
-    "step_ms": number(1, 10_000, "int") | number(1.0, 10_000.0),
-    "num_ues": number(1, 256, "int"),
-    "rlc_buffer_pkts": number(1, 100_000, "int"),
-    "server_delay_ms": number(0.0, 10_000.0),
-    "bottleneck_mbps": st.just(0.0) | number(0.0, 100_000.0),
-    "bottleneck_buffer_pkts": number(1, 1_000_000, "int"),
-    "active_timeout_ms": number(1.0, 100_000.0),
-    "xrc_window_ttis": number(1, 10_000, "int"),
-}
-REWARD_FIELDS = {
-    "w_utilization": number(0.0, 1e6),
-    "w_delay": number(0.0, 1e6),
-    "w_fairness": number(0.0, 1e6),
-    "delay_budget_ms": number(0.0, 1e6),
-    "max_delay_penalty": number(0.0, 1e6),
-}
+
+def cell_fields(ok: bool) -> dict[str, Any]:
+    rbs = choice(LTE_BANDWIDTHS_RBS, ok)
+    return {"type": choice(("lte",), ok), "rbs": rbs if ok else rbs | number(1, 200, "int")}
 
 
-def section(fields: dict[str, st.SearchStrategy[Any]]) -> st.SearchStrategy[Any]:
-    """A mapping with any subset of the fields, sometimes unknown keys, or not a mapping at all."""
+def channel_fields(ok: bool) -> dict[str, Any]:
+    return {
+        "source": choice(("distance",), ok),
+        "distances_m": float_list(1.0, 600.0, ok),
+        "mobility": choice(("static", "random"), ok),
+        "mobility_period_s": number(0.01, 1e6, ok=ok),
+        "min_distance_m": number(1.0, 300.0 if ok else 600.0, ok=ok),
+        "max_distance_m": number(300.0 if ok else 1.0, 600.0, ok=ok),
+    }
+
+
+def flow_fields(ok: bool) -> dict[str, Any]:
+    return {
+        "ue": number(0, 1, "int", ok),
+        "cca": choice(CCAS, ok),
+        "traffic": choice(("bulk", "video", "short"), ok),
+        "start_s": number(0.0, 1e6, ok=ok) if not ok else number(0.0, 2.0, ok=ok),
+        "stop_s": st.none() | number(2.0 if ok else 0.0, 1e6, ok=ok),
+        "delay_ms": number(0.0, 10_000.0, ok=ok),
+        "size_bytes": number(1, 1e12, "int", ok),
+        "video_rate_mbps": number(0.001, 10_000.0, ok=ok),
+        "video_on_s": number(0.0, 1.0 if ok else 1e6, ok=ok),
+        "video_period_s": number(1.0 if ok else 0.001, 1e6, ok=ok),
+        "ssthresh_segments": number(0, 1_000_000, "int", ok),
+    }
+
+
+def scenario_fields(ok: bool) -> dict[str, Any]:
+    return {
+        "name": st.text(max_size=8) if ok else st.text(max_size=8) | GARBAGE,
+        "sim_time_s": number(0.001, 1e6, ok=ok),
+        "step_ms": number(1, 10_000, "int", ok) | number(1.0, 10_000.0, ok=ok),
+        "num_ues": number(1, 256, "int", ok) if not ok else st.sampled_from([1, 2, 3, 256]),
+        "rlc_buffer_pkts": number(1, 3906 if ok else 1_000_000, "int", ok),
+        "server_delay_ms": number(0.0, 10_000.0, ok=ok),
+        "bottleneck_mbps": st.just(0.0) | number(0.0, 100_000.0, ok=ok),
+        "bottleneck_buffer_pkts": number(1, 1_000_000, "int", ok),
+        "active_timeout_ms": number(1.0, 100_000.0, ok=ok),
+        "xrc_window_ttis": number(1, 10_000, "int", ok),
+    }
+
+
+def reward_fields(ok: bool) -> dict[str, Any]:
+    return {
+        "w_utilization": number(0.0, 1e6, ok=ok),
+        "w_delay": number(0.0, 1e6, ok=ok),
+        "w_fairness": number(0.0, 1e6, ok=ok),
+        "delay_budget_ms": number(0.0, 1e6, ok=ok),
+        "max_delay_penalty": number(0.0, 1e6, ok=ok),
+    }
+
+
+SCENARIO_FIELDS = scenario_fields(False)
+
+
+def section(fields: dict[str, Any], ok: bool) -> Any:
+    """A mapping with any subset of the fields; unless ``ok``, also unknown keys or garbage."""
     mapping = st.fixed_dictionaries({}, optional=fields)
+    if ok:
+        return mapping
     with_unknown = st.tuples(mapping, UNKNOWN_KEYS).map(lambda t: {**t[0], **t[1]})
     return st.one_of(mapping, mapping, mapping, with_unknown, GARBAGE)
 
 
-FLOW = section(FLOW_FIELDS)
-
-
 @st.composite
-def flows(draw: st.DrawFn, agent: bool) -> Any:
+def flows(draw: st.DrawFn, agent: bool, ok: bool) -> Any:
     """A list of flow mappings; with ``agent``, usually exactly one ``cca="agent"`` flow."""
-    items = draw(st.lists(FLOW, min_size=0, max_size=4))
+    items = draw(st.lists(section(flow_fields(ok), ok), min_size=0 if not ok else 1, max_size=4))
     if agent and draw(st.integers(0, 9)) > 0:
         items = [f for f in items if not (isinstance(f, dict) and f.get("cca") == "agent")]
         at = draw(st.integers(0, len(items)))
-        agent_flow = draw(st.fixed_dictionaries({"cca": st.just("agent")}, optional=FLOW_FIELDS))
-        agent_flow["cca"] = "agent"
+        others = {k: v for k, v in flow_fields(ok).items() if k != "cca"}
+        agent_flow = draw(st.fixed_dictionaries({"cca": st.just("agent")}, optional=others))
         items.insert(at, agent_flow)
+    if ok:
+        return items
     return draw(st.one_of(st.just(items), st.just(items), st.just(tuple(items)), GARBAGE))
 
 
-def scenarios(agent: bool = False) -> st.SearchStrategy[Any]:
-    """Scenario mappings: any subset of fields and sections, with unknown keys sometimes."""
+def _scenario(agent: bool, ok: bool) -> Any:
     fields = {
-        **SCENARIO_FIELDS,
-        "cell": section(CELL_FIELDS),
-        "channel": section(CHANNEL_FIELDS),
-        "flows": flows(agent),
+        **scenario_fields(ok),
+        "cell": section(cell_fields(ok), ok),
+        "channel": section(channel_fields(ok), ok),
+        "flows": flows(agent, ok),
     }
-    return section(fields)
+    return section(fields, ok)
 
 
-def rewards() -> st.SearchStrategy[Any]:
+@st.composite
+def _one_bad(draw: st.DrawFn, good: Any, bad: Any) -> Any:
+    """A valid mapping with one top-level entry replaced by an arbitrary one."""
+    data = dict(draw(good))
+    other = draw(bad)
+    if isinstance(other, dict) and other:
+        key = draw(st.sampled_from(sorted(other, key=repr)))
+        data[key] = other[key]
+    return data
+
+
+def scenarios(agent: bool = False) -> Any:
+    """Scenario mappings: valid ones, ones with one bad entry, and arbitrary ones."""
+    good, bad = _scenario(agent, True), _scenario(agent, False)
+    return st.one_of(good, _one_bad(good, bad), bad)
+
+
+def rewards() -> Any:
     """Reward mappings, ``None`` (the defaults) and garbage."""
-    return st.one_of(st.none(), section(REWARD_FIELDS))
+    good, bad = section(reward_fields(True), True), section(reward_fields(False), False)
+    return st.one_of(st.none(), good, _one_bad(good, bad), bad)
 
 
 # -- what a rejection must name --------------------------------------------------------------------
@@ -198,14 +244,17 @@ def field_names(data: Any, where: str) -> list[str]:
 def outcome(fn: Any, names: list[str]) -> Any:
     """``fn()``'s result, or ``None`` after a ``SpecError`` that names one of ``names``."""
     try:
-        return fn()
+        result = fn()
     except SpecError as exc:
+        event("rejected")
         text = str(exc)
         # The section itself (``scenario``) only counts for errors about the whole mapping.
         specific = [n for n in names if n not in ("scenario", "reward")]
         whole = text.startswith(("scenario=", "scenario has", "reward=", "reward has"))
         assert whole or any(n in text for n in specific), (text, names)
         return None
+    event("accepted")
+    return result
 
 
 # -- the properties -----------------------------------------------------------------------------
