@@ -1,9 +1,16 @@
-"""The ns-3 backend: one scenario process per episode (``cellgym-lte``), through the bridge."""
+"""The ns-3 backend: one scenario process per episode (``cellgym-lte``), through the bridge.
+
+The scenario program declares flat spaces on the wire (ns3-gym's client expects 1-D boxes): the
+observation ``flows`` of ``F * 18`` values, ``ues`` of ``U * 7``, ``time`` of 1, and the action of
+``2 * A`` values. The session knows ``F``, ``U`` and ``A`` from the scenario, checks the declared
+sizes against them and hands out ``[F, 18]`` / ``[U, 7]`` arrays.
+"""
 
 from __future__ import annotations
 
 import logging
 
+import gymnasium as gym
 import numpy as np
 
 from cellgym.fields import FLOW_FIELDS, UE_FIELDS
@@ -56,6 +63,7 @@ class Ns3Session:
                         "the scenario program's columns differ from cellgym.fields: rebuild it "
                         f"(flow_fields={info['flow_fields']}, ue_fields={info.get('ue_fields')})"
                     )
+            self._check_spaces(self._bridge.observation_space, self._bridge.action_space)
             return self._raw(obs, done=False)
         except BaseException:
             self.close()
@@ -74,6 +82,38 @@ class Ns3Session:
         if self._bridge is not None:
             self._bridge.close()
             self._bridge = None
+
+    def _check_spaces(self, obs_space: gym.Space | None, act_space: gym.Space | None) -> None:
+        """Raise ``SimulatorError`` unless the declared spaces hold this scenario's F, U and A."""
+        n_f, n_u = len(self.spec.flows), self.spec.num_ues
+        expected = {
+            "flows": n_f * len(FLOW_FIELDS),
+            "ues": n_u * len(UE_FIELDS),
+            "time": 1,
+        }
+        problems = []
+        if not isinstance(obs_space, gym.spaces.Dict) or set(obs_space.spaces) != set(expected):
+            problems.append(f"observation space {obs_space}: expected a Dict of {sorted(expected)}")
+        else:
+            for name, size in expected.items():
+                shape = getattr(obs_space[name], "shape", None)
+                if shape is None or int(np.prod(shape)) != size:
+                    problems.append(
+                        f"observation '{name}' has shape {shape}: expected {size} values"
+                    )
+        act_shape = getattr(act_space, "shape", None)
+        if act_shape is None or int(np.prod(act_shape)) != 2 * self._n_agents:
+            problems.append(
+                f"action space has shape {act_shape}: expected {2 * self._n_agents} values "
+                "(cwnd_bytes, pacing_rate_mbps per agent flow)"
+            )
+        if problems:
+            raise SimulatorError(
+                f"the scenario program's spaces do not match the scenario (F={n_f} flows, "
+                f"U={n_u} UEs, A={self._n_agents} agent flows): "
+                + "; ".join(problems)
+                + ". Rebuild the program or check the scenario's arguments"
+            )
 
     def _raw(self, obs: dict[str, np.ndarray], done: bool) -> RawStep:
         n_f, n_u = len(self.spec.flows), self.spec.num_ues

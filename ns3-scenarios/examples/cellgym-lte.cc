@@ -225,7 +225,8 @@ struct Cell
     std::vector<Ptr<MobilityModel>> ueMobility;           //!< per UE
     std::unique_ptr<cellgym::OpenGymBridge> bridge;       //!< null without the bridge
     std::ofstream record;                                 //!< CSV record (optional)
-    /// The observation: flows [F, 18], ues [U, 7], time [1], filled in place every step.
+    /// The observation, filled in place every step: flows (F x 18, row-major), ues (U x 7), time.
+    /// Declared flat on the wire ([F*18], [U*7], [1]): ns3-gym's client expects 1-D boxes.
     std::vector<cellgym::NamedBox> obs{
         {"flows", {}, {}, -1, 1e12}, {"ues", {}, {}, -1, 1e12}, {"time", {1}, {0}, -1, 1e12}};
     bool initialized{false}; //!< SimInitMsg sent
@@ -339,8 +340,10 @@ StepEvent(Cell* cell)
     {
         if (!cell->initialized)
         {
-            cellgym::NamedBox act{
-                "action", {static_cast<uint32_t>(cell->agentFlows.size()), 2}, {}, 0, kActionHigh};
+            // Flat [2A]: (cwnd_bytes, pacing_rate_mbps) per agent flow. ns3-gym's client packs
+            // an action as shape [len(action)] and cannot send a 2-D one.
+            const auto actionLength = static_cast<uint32_t>(cell->agentFlows.size() * 2);
+            cellgym::NamedBox act{"action", {actionLength}, {}, 0, kActionHigh};
             if (!cell->bridge->Init(cell->obs, act))
             {
                 Simulator::Stop();
@@ -754,9 +757,9 @@ main(int argc, char* argv[])
     // -- the step loop --------------------------------------------------------------------------
     cell.stepS = stepMs / 1000.0;
     cell.simTimeS = simTime;
-    cell.obs[0].shape = {static_cast<uint32_t>(flowConfigs.size()), kFlowFields};
+    cell.obs[0].shape = {static_cast<uint32_t>(flowConfigs.size()) * kFlowFields};
     cell.obs[0].data.assign(flowConfigs.size() * kFlowFields, 0.0);
-    cell.obs[1].shape = {numUes, kUeFields};
+    cell.obs[1].shape = {numUes * kUeFields};
     cell.obs[1].data.assign(numUes * kUeFields, 0.0);
     if (!recordPath.empty())
     {

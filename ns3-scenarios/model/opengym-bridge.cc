@@ -149,7 +149,9 @@ OpenGymBridge::Init(const std::vector<NamedBox>& obsSpace, const NamedBox& actSp
 {
     ns3opengym::SimInitMsg init;
     init.set_simprocessid(static_cast<uint64_t>(getpid()));
-    init.set_wafshellprocessid(static_cast<uint64_t>(getppid()));
+    // No waf shell: 0. ns3-gym's client would SIGTERM a non-zero wafShellProcessId on close
+    // (ns3env.py, Ns3ZmqBridge.close), and our parent may be the very Python process it runs in.
+    init.set_wafshellprocessid(0);
     ns3opengym::DictSpace dict;
     for (const auto& box : obsSpace)
     {

@@ -54,6 +54,9 @@ class OpenGymBridge
 
     /**
      * @brief Send SimInitMsg with a DictSpace observation space and a Box action space.
+     *
+     * simProcessId is this process's pid; wafShellProcessId is 0 (there is no waf shell, and
+     * ns3-gym's client would signal whatever pid it names when it closes).
      * @param obsSpace the Dict's elements (shape, low, high; data ignored)
      * @param actSpace the action Box (shape, low, high)
      * @return false if Python answered stopSimReq

@@ -286,3 +286,34 @@ def test_process_killed_after_its_thread_ended_leaves_no_process():
         """
     )
     _assert_simulator_dies_with(code)
+
+
+# -- the ns-3 session's check of the declared spaces -----------------------------------------------
+def _session_spaces(flows: int, ues: int, act: tuple[int, ...]) -> tuple[gym.Space, gym.Space]:
+    box = gym.spaces.Box
+    obs = gym.spaces.Dict(
+        {
+            "flows": box(-1, 1e12, (flows,)),
+            "ues": box(-1, 1e12, (ues,)),
+            "time": box(-1, 1e12, (1,)),
+        }
+    )
+    return obs, box(0, 1e9, act, dtype=np.float64)
+
+
+def test_session_checks_the_declared_flat_sizes_against_the_scenario():
+    from cellgym.scenario import ScenarioSpec
+    from envs.ns3_session import Ns3Session
+
+    spec = ScenarioSpec(
+        num_ues=2, flows=[{"cca": "agent"}, {"ue": 1, "cca": "cubic"}, {"ue": 1, "cca": "agent"}]
+    )
+    session = Ns3Session(spec, seed=1, program="unused")
+    session._check_spaces(*_session_spaces(3 * 18, 2 * 7, (4,)))  # the flat wire format
+    session._check_spaces(*_session_spaces(3 * 18, 2 * 7, (2, 2)))  # same sizes, 2-D: accepted
+    with pytest.raises(SimulatorError, match=r"'flows' has shape \(36,\): expected 54 values"):
+        session._check_spaces(*_session_spaces(2 * 18, 2 * 7, (4,)))
+    with pytest.raises(SimulatorError, match=r"action space has shape \(2,\): expected 4 values"):
+        session._check_spaces(*_session_spaces(3 * 18, 2 * 7, (2,)))
+    with pytest.raises(SimulatorError, match="F=3 flows, U=2 UEs, A=2 agent flows"):
+        session._check_spaces(*_session_spaces(3 * 18, 7, (4,)))
