@@ -64,9 +64,16 @@ class RewardSpec:
         """Validate the fields."""
         check_field_types(self, "reward")
         for name in ("w_utilization", "w_delay", "w_fairness"):
-            check_range(f"reward.{name}", getattr(self, name), 0.0, MAX_WEIGHT)
-        check_above("reward.delay_budget_ms", self.delay_budget_ms, 0.0, MAX_WEIGHT)
-        check_above("reward.max_delay_penalty", self.max_delay_penalty, 0.0, MAX_WEIGHT)
+            check_range(f"reward.{name}", getattr(self, name), 0.0)
+        check_above("reward.delay_budget_ms", self.delay_budget_ms, 0.0)
+        check_above("reward.max_delay_penalty", self.max_delay_penalty, 0.0)
+        for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if value > MAX_WEIGHT:
+                raise SpecError(
+                    f"reward.{f.name}={value!r} is too large: at most {MAX_WEIGHT:g}, so that the "
+                    "reward stays finite"
+                )
 
     @classmethod
     def from_config(cls, cfg: RewardSpec | Mapping[str, Any] | None) -> RewardSpec:

@@ -76,6 +76,10 @@ def check_run(obs: np.ndarray, rewards_: list[Any]) -> None:
          action=0.0)  # fmt: skip
 @example(scenario=None, reward={"w_delay": math.inf}, kwargs={}, action=1.0)
 @example(scenario=None, reward=None, kwargs={"timeout_s": math.inf}, action=0.0)
+@example(scenario={"bottleneck_mbps": 1.0}, reward=None, kwargs={}, action=0.0)
+@example(
+    scenario={"flows": [{"cca": "agent"}, {"cca": "illinois"}]}, reward=None, kwargs={}, action=0.0
+)
 def test_lte_cell_env_fast(scenario: Any, reward: Any, kwargs: dict[str, Any], action: float):
     env = outcome(
         lambda: LteCellEnv(scenario, reward, backend="fast", **kwargs),
@@ -83,8 +87,12 @@ def test_lte_cell_env_fast(scenario: Any, reward: Any, kwargs: dict[str, Any], a
     )
     if env is None:
         return
+    fields = names(scenario, reward, kwargs)
     try:
-        obs, _ = env.reset(seed=0)
+        # The fast model's own limits (its congestion controls, no wired bottleneck) are checked
+        # when the episode's model is built: also a SpecError naming the field.
+        if outcome(lambda: env.reset(seed=0), fields) is None:
+            return
         rewards_ = []
         for _ in range(STEPS):
             obs, r, terminated, truncated, _ = env.step(np.array([action], dtype=np.float32))
