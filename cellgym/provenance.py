@@ -131,18 +131,39 @@ def markdown_line(prov: Mapping[str, Any]) -> str:
     )
 
 
-def changed_inputs(prov: Mapping[str, Any], root: Path) -> dict[str, list[str]]:
-    """The declared inputs of ``prov`` that differ on the tree at ``root`` now.
+def changed_inputs(
+    prov: Mapping[str, Any], root: Path, patterns: Sequence[str] | None = None
+) -> dict[str, list[str]]:
+    """The inputs of ``prov`` whose content on the tree at ``root`` differs from the record.
 
-    Returns ``{"changed": [...], "added": [...], "removed": [...]}`` (paths); all empty when the
-    recomputed digest equals the recorded one.
+    ``patterns`` are the report's declared inputs now (default: the recorded ones). Returns
+    ``{"changed": [...], "added": [...], "removed": [...]}`` (paths); all empty when the digest
+    recomputed over them and the recorded arguments equals the recorded one, and ``"digest"``
+    holding the recomputed digest where it differs but no file does (a new digest format).
     """
-    now = file_digests(prov["input_patterns"], root)
-    if inputs_digest(now, prov["args"]) == prov["inputs_digest"]:
+    now = file_digests(prov["input_patterns"] if patterns is None else patterns, root)
+    digest = inputs_digest(now, prov["args"])
+    if digest == prov["inputs_digest"]:
         return {"changed": [], "added": [], "removed": []}
     old = prov["inputs"]
-    return {
+    out = {
         "changed": sorted(f for f in now.keys() & old.keys() if now[f] != old[f]),
         "added": sorted(now.keys() - old.keys()),
         "removed": sorted(old.keys() - now.keys()),
     }
+    if not any(out.values()):
+        out["digest"] = [digest]
+    return out
+
+
+def staleness(prov: Mapping[str, Any], root: Path, patterns: Sequence[str] | None = None) -> str:
+    """``""`` when the report is current, else a message naming what changed and the command."""
+    diff = changed_inputs(prov, root, patterns)
+    if not any(diff.values()):
+        return ""
+    parts = [f"{kind}: {', '.join(paths)}" for kind, paths in diff.items() if paths]
+    commit = (prov.get("commit") or "unknown")[:12]
+    return (
+        f"inputs changed since the report was made at commit {commit} "
+        f"({'; '.join(parts)}); regenerate it with `{prov['command']}`"
+    )

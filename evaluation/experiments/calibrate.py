@@ -26,6 +26,10 @@ scenario's ns-3 arguments, the seed, and the SHA-256 of the ``cellgym-lte`` prog
 (``ns3_cache_key``): rebuilding the scenario program, or changing any scenario field, misses the
 cache, while changes to the fast model reuse the stored ns-3 runs, so re-evaluating the fast model
 against the whole table takes seconds.
+
+``calibration.json`` carries the run's provenance (``cellgym.provenance``: commit, the SHA-256 of
+every file in ``INPUTS`` and one digest over them and the arguments), ``calibration.md`` a line
+of it; ``tests/evaluation/test_provenance.py`` names the inputs changed since the committed table.
 """
 
 from __future__ import annotations
@@ -49,6 +53,7 @@ import numpy as np
 from cellgym.fields import UE
 from cellgym.metrics import EpisodeRecords, compute_metrics, delay_samples, percentile
 from cellgym.paths import REPO_ROOT, ns3_program
+from cellgym.provenance import markdown_line, record
 from cellgym.scenario import ScenarioSpec, load_scenario
 from cellgym.vocab import BACKENDS, SpecError, check_choice, check_range
 
@@ -77,6 +82,33 @@ SCENARIOS: tuple[str, ...] = (
 #: Their folder under ``configs/scenario/``.
 SCENARIO_FOLDER = "calibration"
 SIM_TIME_RANGE_S: tuple[float, float] = (2.0, 3600.0)
+COMMAND = "python -m evaluation.experiments.calibrate"
+#: The files the table depends on (globs relative to the repository root): the fast model, the
+#: scenarios and metrics, this module, the ns-3 rollout path and the ns-3 scenario program's
+#: sources (the cached ns-3 runs are keyed by that program's binary).
+INPUTS: tuple[str, ...] = (
+    "envs/fastsim/**/*",
+    "cellgym/controllers.py",
+    "cellgym/fields.py",
+    "cellgym/metrics.py",
+    "cellgym/reward.py",
+    "cellgym/scenario.py",
+    "cellgym/seeding.py",
+    "cellgym/vocab.py",
+    "cellgym/proto/*.proto",
+    "configs/scenario/calibration/*.yaml",
+    "evaluation/experiments/calibrate.py",
+    "evaluation/rollouts.py",
+    "envs/bridge.py",
+    "envs/contract.py",
+    "envs/ns3_session.py",
+    "envs/records.py",
+    "envs/session.py",
+    "ns3-scenarios/CMakeLists.txt",
+    "ns3-scenarios/NS3-VERSION",
+    "ns3-scenarios/model/**/*",
+    "ns3-scenarios/examples/**/*",
+)
 
 
 def scenario(name: str, sim_time_s: float) -> ScenarioSpec:
@@ -365,6 +397,8 @@ def markdown(rows: Sequence[dict[str, Any]], meta: dict[str, Any]) -> str:
         "(including compilation).",
         "",
     ]
+    if "provenance" in meta:
+        lines += [markdown_line(meta["provenance"]), ""]
     return "\n".join(lines)
 
 
@@ -452,8 +486,10 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         "--fast-param", action="append", default=[], metavar="KNOB=VALUE",
         help="override a FastSimParams knob of the fast runs (repeatable), e.g. ul_period_ms=1",
     )  # fmt: skip
+    argv = list(argv if argv is not None else [])
     args = ap.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(message)s")
+    prov = record(COMMAND, argv, INPUTS, REPO_ROOT)
     if args.seeds < 1:
         ap.error(f"--seeds={args.seeds}: allowed [1, inf)")
     if args.jobs < 1:
@@ -488,7 +524,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     results.sort(key=lambda r: (names.index(r[0].scenario), r[0].seed))
     rows = compare(results)
     meta = {
-        "args": " ".join(argv if argv is not None else []) or "(defaults)",
+        "args": " ".join(argv) or "(defaults)",
         "sim_time_s": sim_time_s,
         "seeds": seeds,
         "warmup_s": WARMUP_S,
@@ -500,6 +536,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         "runs": len(results),
         "fast_wall_s": sum(w["fast"] for _, _, w in results),
         "total_wall_s": time.perf_counter() - t0,
+        "provenance": prov,
     }
     runs = [
         {"scenario": j.scenario, "backend": b, "seed": j.seed, "wall_s": w[b], **m[b]}
