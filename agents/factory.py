@@ -95,6 +95,8 @@ def make_base_vec_env(cfg: TrainConfig, seed: int) -> Any:
 
     from stable_baselines3.common.vec_env import DummyVecEnv, SubprocVecEnv, VecMonitor
 
+    from cellgym.processes import use_standard_start_method
+
     spec, reward = asdict(cfg.scenario), asdict(cfg.reward)
     n = cfg.backend.n_envs
     if cfg.backend.name == "fast":
@@ -105,6 +107,7 @@ def make_base_vec_env(cfg: TrainConfig, seed: int) -> Any:
     kwargs = {**env_kwargs(cfg), "timeout_s": cfg.timeout_s}
     fns = [_make_ns3_env_fn(spec, reward, kwargs)] * n
     if n > 1:
+        use_standard_start_method(cfg.backend.start_method)
         venv = SubprocVecEnv(fns, start_method=cfg.backend.start_method)
     else:
         venv = DummyVecEnv(fns)

@@ -268,6 +268,9 @@ def _pool_context() -> Any:
     """``forkserver`` (workers forked from a server that imported ``_PRELOAD``), else ``spawn``."""
     import multiprocessing as mp
 
+    from cellgym.processes import use_standard_start_method
+
+    use_standard_start_method()
     if "forkserver" not in mp.get_all_start_methods():
         return mp.get_context("spawn")
     ctx = mp.get_context("forkserver")

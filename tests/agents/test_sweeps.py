@@ -229,3 +229,15 @@ def test_slurm_sweep_runs_on_a_real_cluster(tmp_path, slurm_cluster):
     ).stdout
     assert states.count("|COMPLETED|") == 3, states
     print(f"slurm sweep (3 jobs, one failing): {wall:.1f} s")
+
+
+def test_optuna_keeps_a_study_in_sqlite(tmp_path):
+    # docs/sweeps.md's hydra.sweeper.storage=sqlite:///...: optuna 2.10 (pinned by the sweeper)
+    # failed on SQLAlchemy 2 with "assert version is not None".
+    import optuna
+
+    storage = f"sqlite:///{tmp_path / 'study.db'}"
+    study = optuna.create_study(storage=storage, study_name="s")
+    study.optimize(lambda t: t.suggest_float("x", 0.0, 1.0), n_trials=2)
+    again = optuna.load_study(study_name="s", storage=storage)
+    assert len(again.trials) == 2
