@@ -66,3 +66,28 @@ def test_an_init_reply_that_is_not_a_sim_init_ack_is_refused(reply):
         ctx.term()
     assert proc.returncode == 4, err
     assert "not a SimInitAck with done=true" in err
+
+
+def test_a_silent_python_side_ends_the_simulator_with_a_message():
+    """The program waits at most --recvTimeoutMs for each reply, then exits 3 saying so."""
+    ctx = zmq.Context()
+    sock = ctx.socket(zmq.REP)
+    sock.setsockopt(zmq.LINGER, 0)
+    port = sock.bind_to_random_port("tcp://127.0.0.1")
+    cmd = [
+        str(ns3_program()),
+        *AGENT.to_ns3_args(1),
+        f"--openGymPort={port}",
+        "--recvTimeoutMs=500",
+    ]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        assert sock.poll(30_000), "no SimInitMsg"
+        sock.recv()  # and never answer
+        _, err = proc.communicate(timeout=30)
+    finally:
+        proc.kill()
+        sock.close()
+        ctx.term()
+    assert proc.returncode == 3, err
+    assert "no reply from the Python side" in err
