@@ -78,6 +78,12 @@ SCENARIOS: tuple[str, ...] = (
     "share4_mixed",
     "four_ues",
     "video_vs_bulk",
+    "xrc_vs_cubic",
+    "two_xrc",
+    "cubic_25rbs",
+    "cubic_buffer64",
+    "cubic_rtt80",
+    "short_flows",
 )
 #: Their folder under ``configs/scenario/``.
 SCENARIO_FOLDER = "calibration"
