@@ -146,9 +146,7 @@ def summarize(
         confidence: Level of the intervals.
 
     Returns:
-        One row per group: the ``by`` columns, ``n`` (successful runs), ``failed`` (failed runs),
-        then per metric ``<m>_mean``, ``<m>_ci`` (half-width), ``<m>_low``, ``<m>_high`` and
-        ``<m>_n`` (values used).
+        ``cellgym.metrics.aggregate``'s table.
     """
     if metrics is None:
         metrics = [m for m in SUMMARY_METRICS if m in df.columns]

@@ -73,8 +73,7 @@ def validate(cfg: DictConfig) -> dict[str, Any]:
     check_known_keys(cfg)
     backend = backend_name(cfg)
     check_choice("backend.name", backend, BACKENDS)
-    if cfg.jobs < 1:
-        raise SpecError(f"jobs={cfg.jobs!r} is out of range: allowed [1, inf)")
+    check_range("jobs", cfg.jobs, 1)
     check_confidence(cfg.confidence)
     check_range("from_s", cfg.from_s, 0.0)
     if cfg.sim_time_s is not None:
