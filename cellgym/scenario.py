@@ -33,12 +33,20 @@ from cellgym.vocab import (
     CHANNEL_SOURCES,
     LTE_BANDWIDTHS_RBS,
     MOBILITY_MODES,
+    NR_BANDWIDTHS_MHZ,
+    NR_FREQUENCY_RANGES_GHZ,
+    NR_LOS_CONDITIONS,
+    NR_MCS_TABLES,
+    NR_NUMEROLOGIES,
+    NR_PROPAGATION_SCENARIOS,
+    NR_SCHEDULERS,
     TRAFFIC_TYPES,
     SpecError,
     check_choice,
     check_field_types,
     check_keys,
     check_range,
+    nr_frequency_range,
 )
 
 __all__ = [
@@ -63,15 +71,7 @@ MAX_FLOWS = 256
 MAX_RLC_PKTS_TOTAL = 1_000_000
 
 #: The ns-3 scenario program of each cell type.
-NS3_PROGRAMS: dict[str, str] = {"lte": "cellgym-lte"}
-
-
-def _check_range(name: str, value: float, low: float, high: float = math.inf) -> None:
-    check_range(name, value, low, high)
-
-
-def _check_choice(name: str, value: Any, allowed: tuple[Any, ...]) -> None:
-    check_choice(name, value, allowed)
+NS3_PROGRAMS: dict[str, str] = {"lte": "cellgym-lte", "nr": "cellgym-lte"}
 
 
 def _build(cls: type, data: Any, where: str) -> Any:
@@ -89,12 +89,42 @@ class CellSpec:
 
     Attributes:
         type: Cell type: ``lte`` (one eNB of ns-3's LTE module; fast model: LTE's 1 ms TTI and
-            3GPP TBS tables).
-        rbs: LTE bandwidth in resource blocks (25, 50, 75, 100 = 5, 10, 15, 20 MHz).
+            3GPP TBS tables) or ``nr`` (one gNB of 5G-LENA; fast model: slots of the numerology,
+            TS 38.214 MCS and TBS, TR 38.901 path loss).
+        rbs: LTE only: bandwidth in resource blocks (25, 50, 75, 100 = 5, 10, 15, 20 MHz).
+        numerology: NR only: mu, subcarrier spacing 15 * 2**mu kHz, slots of 1 / 2**mu ms
+            (0-2 in FR1, 2-3 in FR2).
+        bandwidth_mhz: NR only: channel bandwidth in MHz (FR1 up to 100, FR2 up to 400; the range
+            depends on the numerology, TS 38.101).
+        frequency_ghz: NR only: carrier frequency in GHz (FR1 0.41-7.125, FR2 24.25-52.6).
+        propagation: NR only: TR 38.901 scenario, ``umi`` (street canyon), ``uma`` or ``rma``.
+        los: NR only: TR 38.901 line of sight: ``probabilistic`` (its distance-dependent
+            probability, re-drawn as the UE moves), or always ``los`` / ``nlos``.
+        scheduler: NR only: ``pf`` (proportional fair) or ``rr`` (round robin), OFDMA.
+        mcs_table: NR only: TS 38.214 MCS table, ``64qam`` or ``256qam``.
     """
 
     type: str = "lte"
     rbs: int = 50
+    numerology: int = 1
+    bandwidth_mhz: float = 20.0
+    frequency_ghz: float = 3.5
+    propagation: str = "umi"
+    los: str = "los"
+    scheduler: str = "pf"
+    mcs_table: str = "64qam"
+
+    #: Fields that only one cell type reads (setting them for the other type is an error).
+    LTE_FIELDS = ("rbs",)
+    NR_FIELDS = (
+        "numerology",
+        "bandwidth_mhz",
+        "frequency_ghz",
+        "propagation",
+        "los",
+        "scheduler",
+        "mcs_table",
+    )
 
     def __post_init__(self) -> None:
         """Validate every field."""
@@ -103,17 +133,64 @@ class CellSpec:
     def validate(self, where: str) -> None:
         """Raise ``SpecError`` naming ``where.<field>`` for the first invalid field."""
         check_field_types(self, where)
-        _check_choice(f"{where}.type", self.type, CELL_TYPES)
-        _check_choice(f"{where}.rbs", self.rbs, LTE_BANDWIDTHS_RBS)
+        check_choice(f"{where}.type", self.type, CELL_TYPES)
+        defaults = CellSpec.__dataclass_fields__
+        foreign = self.NR_FIELDS if self.type == "lte" else self.LTE_FIELDS
+        for name in foreign:
+            if getattr(self, name) != defaults[name].default:
+                other = "LTE" if self.type == "nr" else "NR"
+                raise SpecError(
+                    f"{where}.{name}={getattr(self, name)!r} does not apply to an "
+                    f"{self.type.upper()} cell: it is an {other} field"
+                )
+        check_choice(f"{where}.rbs", self.rbs, LTE_BANDWIDTHS_RBS)
+        check_choice(f"{where}.numerology", self.numerology, NR_NUMEROLOGIES)
+        check_choice(f"{where}.propagation", self.propagation, NR_PROPAGATION_SCENARIOS)
+        check_choice(f"{where}.los", self.los, NR_LOS_CONDITIONS)
+        check_choice(f"{where}.scheduler", self.scheduler, NR_SCHEDULERS)
+        check_choice(f"{where}.mcs_table", self.mcs_table, NR_MCS_TABLES)
+        fr = nr_frequency_range(self.frequency_ghz)
+        if fr is None:
+            ranges = " or ".join(
+                f"{lo:g}-{hi:g} ({n})" for n, (lo, hi) in NR_FREQUENCY_RANGES_GHZ.items()
+            )
+            raise SpecError(
+                f"{where}.frequency_ghz={self.frequency_ghz!r} is outside NR's frequency "
+                f"ranges: {ranges} GHz"
+            )
+        allowed = NR_BANDWIDTHS_MHZ.get((fr, self.numerology))
+        if allowed is None:
+            mus = ", ".join(str(mu) for f, mu in NR_BANDWIDTHS_MHZ if f == fr)
+            raise SpecError(
+                f"{where}.numerology={self.numerology} is not used in {fr} "
+                f"(frequency_ghz={self.frequency_ghz:g}): choose one of {mus}"
+            )
+        check_range(f"{where}.bandwidth_mhz", self.bandwidth_mhz, *allowed)
 
     @property
     def ns3_program(self) -> str:
         """The ns-3 scenario program (``ns3-scenarios/examples/``) that builds this cell type."""
         return NS3_PROGRAMS[self.type]
 
+    @property
+    def slot_s(self) -> float:
+        """The scheduling interval: LTE's 1 ms TTI, or the NR slot of the numerology."""
+        return 1e-3 if self.type == "lte" else 1e-3 / 2**self.numerology
+
     def ns3_args(self) -> list[str]:
         """This section's arguments of the scenario program."""
-        return [f"--rbs={self.rbs}"]
+        if self.type == "lte":
+            return [f"--rbs={self.rbs}"]
+        return [
+            "--cellType=nr",
+            f"--numerology={self.numerology}",
+            f"--bandwidthMhz={self.bandwidth_mhz:g}",
+            f"--frequencyGhz={self.frequency_ghz:g}",
+            f"--propagation={self.propagation}",
+            f"--los={self.los}",
+            f"--scheduler={self.scheduler}",
+            f"--mcsTable={self.mcs_table}",
+        ]
 
 
 @dataclass
@@ -157,7 +234,7 @@ class ChannelSpec:
     def validate(self, where: str, num_ues: int | None = None) -> None:
         """Raise ``SpecError`` naming ``where.<field>`` for the first invalid field."""
         check_field_types(self, where)
-        _check_choice(f"{where}.source", self.source, CHANNEL_SOURCES)
+        check_choice(f"{where}.source", self.source, CHANNEL_SOURCES)
         if num_ues is not None and len(self.distances_m) not in (1, num_ues):
             raise SpecError(
                 f"{where}.distances_m has {len(self.distances_m)} values: "
@@ -166,11 +243,11 @@ class ChannelSpec:
         if not self.distances_m:
             raise SpecError(f"{where}.distances_m is empty: give 1 or num_ues values")
         for i, d in enumerate(self.distances_m):
-            _check_range(f"{where}.distances_m[{i}]", d, 1.0, 600.0)
-        _check_choice(f"{where}.mobility", self.mobility, MOBILITY_MODES)
-        _check_range(f"{where}.mobility_period_s", self.mobility_period_s, 0.01, MAX_TIME_S)
-        _check_range(f"{where}.min_distance_m", self.min_distance_m, 1.0, 600.0)
-        _check_range(f"{where}.max_distance_m", self.max_distance_m, self.min_distance_m, 600.0)
+            check_range(f"{where}.distances_m[{i}]", d, 1.0, 600.0)
+        check_choice(f"{where}.mobility", self.mobility, MOBILITY_MODES)
+        check_range(f"{where}.mobility_period_s", self.mobility_period_s, 0.01, MAX_TIME_S)
+        check_range(f"{where}.min_distance_m", self.min_distance_m, 1.0, 600.0)
+        check_range(f"{where}.max_distance_m", self.max_distance_m, self.min_distance_m, 600.0)
 
 
 @dataclass
@@ -216,19 +293,19 @@ class FlowSpec:
     def validate(self, where: str) -> None:
         """Raise ``SpecError`` naming ``where.<field>`` for the first invalid field."""
         check_field_types(self, where)
-        _check_range(f"{where}.ue", self.ue, 0)
-        _check_choice(f"{where}.cca", self.cca, CCAS)
-        _check_choice(f"{where}.traffic", self.traffic, TRAFFIC_TYPES)
-        _check_range(f"{where}.start_s", self.start_s, 0.0, MAX_TIME_S)
+        check_range(f"{where}.ue", self.ue, 0)
+        check_choice(f"{where}.cca", self.cca, CCAS)
+        check_choice(f"{where}.traffic", self.traffic, TRAFFIC_TYPES)
+        check_range(f"{where}.start_s", self.start_s, 0.0, MAX_TIME_S)
         if self.stop_s is not None:
-            _check_range(f"{where}.stop_s", self.stop_s, self.start_s, MAX_TIME_S)
-        _check_range(f"{where}.delay_ms", self.delay_ms, 0.0, 10_000.0)
+            check_range(f"{where}.stop_s", self.stop_s, self.start_s, MAX_TIME_S)
+        check_range(f"{where}.delay_ms", self.delay_ms, 0.0, 10_000.0)
         if self.traffic == "short":
-            _check_range(f"{where}.size_bytes", self.size_bytes, 1, 1e12)
-        _check_range(f"{where}.video_rate_mbps", self.video_rate_mbps, 0.001, 10_000.0)
-        _check_range(f"{where}.video_period_s", self.video_period_s, 0.001, MAX_TIME_S)
-        _check_range(f"{where}.video_on_s", self.video_on_s, 0.0, self.video_period_s)
-        _check_range(f"{where}.ssthresh_segments", self.ssthresh_segments, 0, 1_000_000)
+            check_range(f"{where}.size_bytes", self.size_bytes, 1, 1e12)
+        check_range(f"{where}.video_rate_mbps", self.video_rate_mbps, 0.001, 10_000.0)
+        check_range(f"{where}.video_period_s", self.video_period_s, 0.001, MAX_TIME_S)
+        check_range(f"{where}.video_on_s", self.video_on_s, 0.0, self.video_period_s)
+        check_range(f"{where}.ssthresh_segments", self.ssthresh_segments, 0, 1_000_000)
 
     def to_token(self) -> str:
         """Render as one ``--flows`` item (see docs/scenario-contract.md)."""
@@ -322,26 +399,26 @@ class ScenarioSpec:
     def validate(self) -> None:
         """Raise ``SpecError`` naming ``scenario.<field>`` for the first invalid field."""
         check_field_types(self, "scenario")
-        _check_range("scenario.sim_time_s", self.sim_time_s, 0.001, MAX_TIME_S)
-        _check_range("scenario.step_ms", self.step_ms, 1.0, 10_000.0)
+        check_range("scenario.sim_time_s", self.sim_time_s, 0.001, MAX_TIME_S)
+        check_range("scenario.step_ms", self.step_ms, 1.0, 10_000.0)
         if self.step_ms != int(self.step_ms):
             raise SpecError(
                 f"scenario.step_ms={self.step_ms!r} must be a whole number of ms (TTIs)"
             )
-        _check_range("scenario.num_ues", self.num_ues, 1, 256)
+        check_range("scenario.num_ues", self.num_ues, 1, 256)
         self.cell.validate("scenario.cell")
         self.channel.validate("scenario.channel", self.num_ues)
-        _check_range("scenario.rlc_buffer_pkts", self.rlc_buffer_pkts, 1, 1_000_000)
+        check_range("scenario.rlc_buffer_pkts", self.rlc_buffer_pkts, 1, 1_000_000)
         if self.num_ues * self.rlc_buffer_pkts > MAX_RLC_PKTS_TOTAL:
             raise SpecError(
                 f"scenario.rlc_buffer_pkts={self.rlc_buffer_pkts} with num_ues={self.num_ues} is "
                 f"out of range: allowed num_ues * rlc_buffer_pkts <= {MAX_RLC_PKTS_TOTAL}"
             )
-        _check_range("scenario.server_delay_ms", self.server_delay_ms, 0.0, 10_000.0)
-        _check_range("scenario.bottleneck_mbps", self.bottleneck_mbps, 0.0, 100_000.0)
-        _check_range("scenario.bottleneck_buffer_pkts", self.bottleneck_buffer_pkts, 1, 1_000_000)
-        _check_range("scenario.active_timeout_ms", self.active_timeout_ms, 1.0, 100_000.0)
-        _check_range("scenario.xrc_window_ttis", self.xrc_window_ttis, 1, 10_000)
+        check_range("scenario.server_delay_ms", self.server_delay_ms, 0.0, 10_000.0)
+        check_range("scenario.bottleneck_mbps", self.bottleneck_mbps, 0.0, 100_000.0)
+        check_range("scenario.bottleneck_buffer_pkts", self.bottleneck_buffer_pkts, 1, 1_000_000)
+        check_range("scenario.active_timeout_ms", self.active_timeout_ms, 1.0, 100_000.0)
+        check_range("scenario.xrc_window_ttis", self.xrc_window_ttis, 1, 10_000)
         if not self.flows:
             raise SpecError("scenario.flows is empty: give at least one flow")
         if len(self.flows) > MAX_FLOWS:
@@ -446,7 +523,7 @@ class ScenarioSpec:
         Args:
             seed: ns-3 ``RngRun`` (>= 1).
         """
-        _check_range("seed", seed, 1, 2**31 - 1)
+        check_range("seed", seed, 1, 2**31 - 1)
         return [
             f"--simSeed={seed}",
             f"--simTime={self.sim_time_s:g}",

@@ -75,10 +75,43 @@ CCAS: tuple[str, ...] = (*NATIVE_CCAS, AGENT_CCA)
 #: Traffic of a flow: backlogged, ON/OFF video, or a finite transfer.
 TRAFFIC_TYPES: tuple[str, ...] = ("bulk", "video", "short")
 
-#: Cell types (``ScenarioSpec.cell.type``).
-CELL_TYPES: tuple[str, ...] = ("lte",)
+#: Cell types (``ScenarioSpec.cell.type``): ns-3's LTE module, or 5G NR (5G-LENA).
+CELL_TYPES: tuple[str, ...] = ("lte", "nr")
 #: LTE bandwidths in resource blocks (5, 10, 15, 20 MHz).
 LTE_BANDWIDTHS_RBS: tuple[int, ...] = (25, 50, 75, 100)
+
+#: NR numerologies mu (subcarrier spacing 15 * 2**mu kHz, slot 1 / 2**mu ms).
+NR_NUMEROLOGIES: tuple[int, ...] = (0, 1, 2, 3)
+#: NR frequency ranges (TS 38.104): carrier frequency bounds in GHz.
+NR_FREQUENCY_RANGES_GHZ: dict[str, tuple[float, float]] = {
+    "FR1": (0.41, 7.125),
+    "FR2": (24.25, 52.6),
+}
+#: Channel bandwidths in MHz allowed per frequency range and numerology (TS 38.101-1/-2).
+NR_BANDWIDTHS_MHZ: dict[tuple[str, int], tuple[float, float]] = {
+    ("FR1", 0): (5.0, 50.0),
+    ("FR1", 1): (5.0, 100.0),
+    ("FR1", 2): (10.0, 100.0),
+    ("FR2", 2): (50.0, 200.0),
+    ("FR2", 3): (50.0, 400.0),
+}
+#: TR 38.901 deployment scenarios: urban micro street canyon, urban macro, rural macro.
+NR_PROPAGATION_SCENARIOS: tuple[str, ...] = ("umi", "uma", "rma")
+#: TR 38.901 line-of-sight condition: its distance-dependent probability, or always LOS / NLOS.
+NR_LOS_CONDITIONS: tuple[str, ...] = ("probabilistic", "los", "nlos")
+#: NR MAC schedulers: proportional fair and round robin (5G-LENA's OFDMA variants).
+NR_SCHEDULERS: tuple[str, ...] = ("pf", "rr")
+#: NR MCS tables of TS 38.214 (table 5.1.3.1-1: up to 64QAM; 5.1.3.1-2: up to 256QAM).
+NR_MCS_TABLES: tuple[str, ...] = ("64qam", "256qam")
+
+
+def nr_frequency_range(frequency_ghz: float) -> str | None:
+    """``FR1`` or ``FR2`` for a carrier frequency in GHz, or None outside both."""
+    for name, (low, high) in NR_FREQUENCY_RANGES_GHZ.items():
+        if low <= frequency_ghz <= high:
+            return name
+    return None
+
 
 #: Channel sources (``ScenarioSpec.channel.source``): distance with a path-loss model.
 CHANNEL_SOURCES: tuple[str, ...] = ("distance",)

@@ -312,6 +312,11 @@ class FastSimParams:
             raise SpecError("fastsim.cqi_thresholds_db needs 15 values (CQI 1..15)")
         for i, f in enumerate(self.spec.flows):
             cca_code(f.cca, f"scenario.flows[{i}].cca")  # SpecError if the fast model has none
+        if self.spec.cell.type != "lte":
+            raise SpecError(
+                f"scenario.cell.type={self.spec.cell.type!r} is not modelled by the fast backend "
+                "yet: use backend='ns3'"
+            )
         if self.spec.bottleneck_mbps > 0:
             raise SpecError(
                 "scenario.bottleneck_mbps > 0 (a wired bottleneck) is not modelled by the fast "

@@ -156,7 +156,7 @@ def test_train_typo_or_wrong_type_fails_at_composition_naming_the_field(override
         ("eval.seeds=[1,-2]", r"eval.seeds\[1\]=-2 is out of range"),
         ("+scenario.foo=1", "scenario.foo is not an option of scenario: allowed active_timeout_ms"),
         ("+agent.n_stepz=8", "agent.n_stepz is not an option of agent: allowed algo"),
-        ("+scenario.cell.numerology=1", "scenario.cell.numerology is not an option"),
+        ("+scenario.cell.numerlogy=1", "scenario.cell.numerlogy is not an option"),
         ("+scenario.flows.0.colour=1", r"scenario.flows\[0\].colour is not an option"),
     ],
 )
