@@ -35,7 +35,6 @@ of it; ``tests/evaluation/test_provenance.py`` names the inputs changed since th
 from __future__ import annotations
 
 import argparse
-import csv
 import dataclasses
 import functools
 import hashlib
@@ -51,20 +50,40 @@ from typing import Any
 import numpy as np
 
 from cellgym.fields import UE
-from cellgym.metrics import EpisodeRecords, compute_metrics, delay_samples, percentile
+from cellgym.metrics import EpisodeRecords
 from cellgym.paths import REPO_ROOT, ns3_program
-from cellgym.provenance import markdown_line, record
+from cellgym.provenance import input_files, record
 from cellgym.scenario import ScenarioSpec, load_scenario
 from cellgym.vocab import BACKENDS, SpecError, check_choice, check_range
+from evaluation.experiments import inputs
+from evaluation.experiments.calibration_drivers import DRIVERS, Driver, drive
+from evaluation.experiments.calibration_report import (
+    TARGETS,
+    WARMUP_S,
+    compare,
+    markdown,
+    run_metrics,
+    seed_within,
+    within,
+    write,
+)
+
+__all__ = [
+    "SCENARIOS",
+    "TARGETS",
+    "WARMUP_S",
+    "compare",
+    "main",
+    "markdown",
+    "run_fast",
+    "run_metrics",
+    "run_ns3",
+    "seed_within",
+    "within",
+    "write",
+]
 
 log = logging.getLogger(__name__)
-
-#: Steps ending before this time are left out (attach, flow start offsets).
-WARMUP_S = 1.0
-UTIL_REL_TOL = 0.05
-JAIN_ABS_TOL = 0.03
-DELAY_REL_TOL = 0.20
-DELAY_ABS_TOL_MS = 3.0
 
 
 #: The calibration scenarios (``configs/scenario/calibration/<name>.yaml``), in table order.
@@ -84,37 +103,17 @@ SCENARIOS: tuple[str, ...] = (
     "cubic_buffer64",
     "cubic_rtt80",
     "short_flows",
+    "xrc_policy",
+    "xrc_policy_fluctuating",
+    "agent_walk_cwnd",
+    "agent_steps_rate",
 )
 #: Their folder under ``configs/scenario/``.
 SCENARIO_FOLDER = "calibration"
 SIM_TIME_RANGE_S: tuple[float, float] = (2.0, 3600.0)
 COMMAND = "python -m evaluation.experiments.calibrate"
-#: The files the table depends on (globs relative to the repository root): the fast model, the
-#: scenarios and metrics, this module, the ns-3 rollout path and the ns-3 scenario program's
-#: sources (the cached ns-3 runs are keyed by that program's binary).
-INPUTS: tuple[str, ...] = (
-    "envs/fastsim/**/*",
-    "cellgym/controllers.py",
-    "cellgym/fields.py",
-    "cellgym/metrics.py",
-    "cellgym/reward.py",
-    "cellgym/scenario.py",
-    "cellgym/seeding.py",
-    "cellgym/vocab.py",
-    "cellgym/proto/*.proto",
-    "configs/scenario/calibration/*.yaml",
-    "evaluation/experiments/calibrate.py",
-    "evaluation/rollouts.py",
-    "envs/bridge.py",
-    "envs/contract.py",
-    "envs/ns3_session.py",
-    "envs/records.py",
-    "envs/session.py",
-    "ns3-scenarios/CMakeLists.txt",
-    "ns3-scenarios/NS3-VERSION",
-    "ns3-scenarios/model/**/*",
-    "ns3-scenarios/examples/**/*",
-)
+#: The files the table depends on (``evaluation.experiments.inputs``, their one home).
+INPUTS: tuple[str, ...] = inputs.CALIBRATION
 
 
 def scenario(name: str, sim_time_s: float) -> ScenarioSpec:
@@ -126,21 +125,6 @@ def scenario(name: str, sim_time_s: float) -> ScenarioSpec:
     check_choice("scenario", name, SCENARIOS)
     check_range("sim_time_s", sim_time_s, *SIM_TIME_RANGE_S)
     return load_scenario(f"{SCENARIO_FOLDER}/{name}", sim_time_s=float(sim_time_s))
-
-
-def run_metrics(rec: EpisodeRecords, from_s: float = WARMUP_S) -> dict[str, Any]:
-    """The compared metrics of one run (``compute_metrics`` plus p95s of the delays)."""
-    m = compute_metrics(rec, from_s=from_s)
-    hol, qdelay = delay_samples(rec, from_s)
-    return {
-        "utilization": m["utilization"] if m["utilization"] is not None else float("nan"),
-        "jain": m["jain_fairness"],
-        "hol_p50_ms": percentile(hol, 50),
-        "hol_p95_ms": percentile(hol, 95),
-        "qdelay_p50_ms": percentile(qdelay, 50),
-        "qdelay_p95_ms": percentile(qdelay, 95),
-        "throughput_mbps": [f["throughput_mbps"] for f in m["flows"]],
-    }
 
 
 #: Default directory of the ns-3 run cache (``runs/`` is ignored by git).
@@ -225,10 +209,36 @@ def load_records(path: Path, spec: ScenarioSpec) -> EpisodeRecords:
     return rec
 
 
+#: The Python side of a driven (policy) row's ns-3 run: a change here misses its cached runs.
+DRIVER_SOURCES: tuple[str, ...] = (
+    "baselines/*.py",
+    "cellgym/reward.py",
+    "envs/contract.py",
+    "envs/lte_cell.py",
+    "evaluation/experiments/calibration_drivers.py",
+)
+
+
+@functools.cache
+def driver_digest() -> str:
+    """SHA-256 over ``DRIVER_SOURCES``' contents (paths and bytes), once per process."""
+    h = hashlib.sha256()
+    for rel in input_files(DRIVER_SOURCES, REPO_ROOT):
+        h.update(rel.encode() + b"\0" + (REPO_ROOT / rel).read_bytes() + b"\0")
+    return h.hexdigest()
+
+
+def controller_key(spec: ScenarioSpec, driver: Driver | None) -> str:
+    """What runs the row in the cache key: flow 0's sender, or the driver and its code's digest."""
+    if driver is None:
+        return spec.flows[0].cca
+    return f"driver:{driver.name}:{driver.action_mode}:{driver_digest()[:16]}"
+
+
 def run_ns3(
-    spec: ScenarioSpec, seed: int, cache: Path | None = None
+    spec: ScenarioSpec, seed: int, cache: Path | None = None, driver: Driver | None = None
 ) -> tuple[EpisodeRecords, bool]:
-    """Run ``spec`` natively on ns-3, or load the run from ``cache`` when stored there.
+    """Run ``spec`` on ns-3 (natively, or its agent flow by ``driver``), or load it from ``cache``.
 
     Returns the records and whether they came from the cache.
     """
@@ -237,14 +247,17 @@ def run_ns3(
     cca = spec.flows[0].cca
     path = None
     if cache is not None:
-        key = ns3_cache_key(spec, seed, cca, program_digest())
+        key = ns3_cache_key(spec, seed, controller_key(spec, driver), program_digest())
         path = Path(cache) / f"{spec.name}-s{seed}-{key}.npz"
         if path.is_file():
             try:
                 return load_records(path, spec), True
             except (OSError, ValueError, KeyError) as exc:  # a damaged entry: run again
                 log.warning("ns-3 cache entry %s unreadable (%s): running ns-3", path, exc)
-    rec = run_native(spec, cca, seed, backend="ns3", timeout_s=300)
+    if driver is None:
+        rec = run_native(spec, cca, seed, backend="ns3", timeout_s=300)
+    else:
+        rec = drive(spec, driver, seed, "ns3", timeout_s=300)
     if path is not None:
         save_records(rec, path)
     return rec, False
@@ -288,12 +301,16 @@ def run_fast(
 
 def _run(job: Job) -> tuple[Job, dict[str, dict[str, Any]], dict[str, float]]:
     t0 = time.perf_counter()
-    ns3, cached = run_ns3(job.spec, job.seed, job.ns3_cache)
+    driver = DRIVERS.get(job.scenario)
+    ns3, cached = run_ns3(job.spec, job.seed, job.ns3_cache, driver)
     t1 = time.perf_counter()
     trace = None
     if job.replay and job.spec.channel.mobility != "static":
         trace = np.stack(ns3.ues)[:, :, UE["distance_m"]]
-    fast = run_fast(job.spec, job.seed, trace, job.fast_knobs)
+    if driver is None:
+        fast = run_fast(job.spec, job.seed, trace, job.fast_knobs)
+    else:
+        fast = drive(job.spec, driver, job.seed, "fast", trace, job.fast_knobs)
     t2 = time.perf_counter()
     return (
         job,
@@ -327,123 +344,6 @@ def run_jobs(jobs: Sequence[Job], n_jobs: int = 1) -> list[Result]:
             for res in pool.imap_unordered(_run, jobs):
                 done(res)
     return out
-
-
-def within(fast: float, ns3: float, rel: float, abs_: float = 0.0) -> bool:
-    """True when ``|fast - ns3| <= max(rel * |ns3|, abs_)``."""
-    return bool(abs(fast - ns3) <= max(rel * abs(ns3), abs_))
-
-
-def seed_within(fast: dict[str, Any], ns3: dict[str, Any]) -> bool:
-    """One seed's runs on both backends meet the four targets (utilization, Jain, HoL p50/p95)."""
-    return (
-        within(fast["utilization"], ns3["utilization"], UTIL_REL_TOL)
-        and within(fast["jain"], ns3["jain"], 0.0, JAIN_ABS_TOL)
-        and all(
-            within(fast[k], ns3[k], DELAY_REL_TOL, DELAY_ABS_TOL_MS)
-            for k in ("hol_p50_ms", "hol_p95_ms")
-        )
-    )
-
-
-def compare(results: Sequence[Result]) -> list[dict[str, Any]]:
-    """One row per scenario: seed means on each backend, differences and verdicts."""
-    rows = []
-    names = list(dict.fromkeys(job.scenario for job, _, _ in results))
-    for name in names:
-        row: dict[str, Any] = {"scenario": name}
-        for backend in BACKENDS:
-            runs = [m[backend] for job, m, _ in results if job.scenario == name]
-            row[f"{backend}_seeds"] = len(runs)
-            for key in ("utilization", "jain", "hol_p50_ms", "hol_p95_ms"):
-                row[f"{backend}_{key}"] = float(np.mean([r[key] for r in runs]))
-            for key in ("qdelay_p50_ms", "qdelay_p95_ms"):
-                row[f"{backend}_{key}"] = float(np.nanmean([r[key] for r in runs]))
-            row[f"{backend}_tput_mbps"] = [
-                float(x) for x in np.mean([r["throughput_mbps"] for r in runs], axis=0)
-            ]
-        row["ok_utilization"] = within(
-            row["fast_utilization"], row["ns3_utilization"], UTIL_REL_TOL
-        )
-        row["ok_jain"] = within(row["fast_jain"], row["ns3_jain"], 0.0, JAIN_ABS_TOL)
-        for key in ("hol_p50_ms", "hol_p95_ms", "qdelay_p50_ms", "qdelay_p95_ms"):
-            row[f"ok_{key}"] = within(
-                row[f"fast_{key}"], row[f"ns3_{key}"], DELAY_REL_TOL, DELAY_ABS_TOL_MS
-            )
-        row["ok"] = all(row[f"ok_{k}"] for k in ("utilization", "jain", "hol_p50_ms", "hol_p95_ms"))
-        pairs = [m for job, m, _ in results if job.scenario == name]
-        row["seeds_within"] = sum(seed_within(m["fast"], m["ns3"]) for m in pairs)
-        rows.append(row)
-    return rows
-
-
-def _fmt_pair(row: dict[str, Any], key: str, digits: int) -> str:
-    mark = "" if row[f"ok_{key}"] else " ✗"
-    return f"{row[f'ns3_{key}']:.{digits}f} / {row[f'fast_{key}']:.{digits}f}{mark}"
-
-
-def markdown(rows: Sequence[dict[str, Any]], meta: dict[str, Any]) -> str:
-    """The calibration table as markdown (ns-3 / fast, ✗ where the target is missed)."""
-    lines = [
-        "# Fast backend vs ns-3: calibration table",
-        "",
-        f"Generated by `python -m evaluation.experiments.calibrate {meta['args']}` "
-        f"({meta['sim_time_s']:g} s per run, seeds {meta['seeds']}, steps after "
-        f"{WARMUP_S:g} s). Each cell: ns-3 / fast, mean over seeds; ✗ = outside the target "
-        "(utilization 5 % relative, Jain 0.03, delays 20 % or 3 ms). Queueing delay and per-flow "
-        "throughput are reported, not targets. See README.md for the explanation of each miss. "
-        "*Seeds within*: the seeds whose own pair of runs meets all four targets (the verdict "
-        "uses the means).",
-        "",
-        "| scenario | utilization | Jain | HoL p50 ms | HoL p95 ms | qdelay p50 ms | "
-        "qdelay p95 ms | flow Mbit/s (ns-3 / fast) | seeds within | target |",
-        "|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    for r in rows:
-        tput = ", ".join(
-            f"{a:.1f}/{b:.1f}" for a, b in zip(r["ns3_tput_mbps"], r["fast_tput_mbps"], strict=True)
-        )
-        lines.append(
-            f"| {r['scenario']} | {_fmt_pair(r, 'utilization', 3)} | {_fmt_pair(r, 'jain', 3)} | "
-            f"{_fmt_pair(r, 'hol_p50_ms', 1)} | {_fmt_pair(r, 'hol_p95_ms', 1)} | "
-            f"{_fmt_pair(r, 'qdelay_p50_ms', 1)} | {_fmt_pair(r, 'qdelay_p95_ms', 1)} | "
-            f"{tput} | {r['seeds_within']} of {r['ns3_seeds']} | {'met' if r['ok'] else 'missed'} |"
-        )
-    met = sum(r["ok"] for r in rows)
-    seeds_ok = sum(r["seeds_within"] for r in rows)
-    seeds_all = sum(r["ns3_seeds"] for r in rows)
-    cached = meta.get("ns3_cached_runs", 0)
-    from_cache = f" ({cached} of {meta['runs']} runs from the ns-3 cache)" if cached else ""
-    lines += [
-        "",
-        f"Targets met in {met} of {len(rows)} scenarios (means over seeds); seed by seed, "
-        f"{seeds_ok} of {seeds_all} pairs of runs meet all four. Wall time: ns-3 "
-        f"{meta['ns3_wall_s']:.0f} s{from_cache}, fast {meta['fast_wall_s']:.1f} s "
-        "(including compilation).",
-        "",
-    ]
-    if "provenance" in meta:
-        lines += [markdown_line(meta["provenance"]), ""]
-    return "\n".join(lines)
-
-
-def write(rows: Sequence[dict[str, Any]], runs: list[dict[str, Any]], meta: dict[str, Any],
-          out: Path) -> None:  # fmt: skip
-    """Write ``calibration.md``, ``calibration.csv`` and ``calibration.json`` under ``out``."""
-    out.mkdir(parents=True, exist_ok=True)
-    (out / "calibration.md").write_text(markdown(rows, meta))
-    keys = [k for k in rows[0] if not k.endswith("_tput_mbps")]
-    with open(out / "calibration.csv", "w", newline="") as fh:
-        w = csv.writer(fh)
-        w.writerow([*keys, "ns3_tput_mbps", "fast_tput_mbps"])
-        for r in rows:
-            w.writerow(
-                [*(r[k] for k in keys)]
-                + [" ".join(f"{x:.3f}" for x in r[f"{b}_tput_mbps"]) for b in BACKENDS]
-            )
-    (out / "calibration.json").write_text(
-        json.dumps({"meta": meta, "rows": rows, "runs": runs}, indent=1, default=float)
-    )
 
 
 def parse_knobs(items: Sequence[str]) -> dict[str, Any]:

@@ -49,6 +49,7 @@ from cellgym.metrics import (
 from cellgym.paths import REPO_ROOT
 from cellgym.provenance import record
 from cellgym.scenario import ScenarioSpec, load_scenario
+from evaluation.experiments import inputs
 
 log = logging.getLogger(__name__)
 
@@ -61,36 +62,8 @@ FIG7_CCAS = ("xrc", "cubic", "newreno", "illinois", "veno")
 FIGURES = ("fig1", "fig3", "fig4", "fig5", "fig6", "fig7")
 VIDEO_CHUNK_BYTES = 17e6 / 8 * 2  # 2 s at 17 Mbit/s
 COMMAND = "python -m evaluation.experiments.xrc_paper"
-#: The files the report's numbers depend on (globs relative to the repository root): the ns-3
-#: scenario program's sources, the figure scenarios, this module, the rollout, session and bridge
-#: code, the metrics and the XRC baseline. The report text (``xrc_report``) is not an input:
-#: ``--render`` rewrites it from ``numbers.json``.
-INPUTS: tuple[str, ...] = (
-    "ns3-scenarios/CMakeLists.txt",
-    "ns3-scenarios/NS3-VERSION",
-    "ns3-scenarios/model/**/*",
-    "ns3-scenarios/examples/**/*",
-    "configs/scenario/xrc_fig*.yaml",
-    "evaluation/experiments/xrc_paper.py",
-    "evaluation/rollouts.py",
-    "cellgym/controllers.py",
-    "cellgym/fields.py",
-    "cellgym/metrics.py",
-    "cellgym/reward.py",
-    "cellgym/scenario.py",
-    "cellgym/seeding.py",
-    "cellgym/vocab.py",
-    "cellgym/proto/*.proto",
-    "baselines/__init__.py",
-    "baselines/base.py",
-    "baselines/xrc.py",
-    "envs/bridge.py",
-    "envs/contract.py",
-    "envs/lte_cell.py",
-    "envs/ns3_session.py",
-    "envs/records.py",
-    "envs/session.py",
-)
+#: The files the report's numbers depend on (``evaluation.experiments.inputs``, their one home).
+INPUTS: tuple[str, ...] = inputs.XRC_PAPER
 
 
 def paper_scenario(name: str, quick: bool = False) -> ScenarioSpec:

@@ -51,16 +51,23 @@ def test_compare_and_table_flag_misses():
     base = {
         "utilization": 0.9, "jain": 1.0, "hol_p50_ms": 10.0, "hol_p95_ms": 40.0,
         "qdelay_p50_ms": 10.0, "qdelay_p95_ms": 40.0, "throughput_mbps": [30.0],
+        "mean_reward": 1.0, "hol_compliance": 0.5, "reward_utilization": 0.9,
+        "reward_delay_penalty": 0.1, "reward_jain": 1.0,
     }  # fmt: skip
-    worse = dict(base, utilization=0.8, hol_p95_ms=60.0)
+    worse = dict(base, utilization=0.8, hol_p95_ms=60.0, mean_reward=0.5)
     rows = calibrate.compare([(job, {"ns3": base, "fast": worse}, {"ns3": 1.0, "fast": 0.1})])
     (row,) = rows
     assert not row["ok_utilization"] and row["ok_jain"] and row["ok_hol_p50_ms"]
     assert not row["ok_hol_p95_ms"] and not row["ok"]
+    # A native single-flow row: the reward is reported, not judged.
+    assert row["targets"] == ["utilization", "Jain", "HoL p50", "HoL p95"]
+    assert row["means_missed"] == ["utilization", "HoL p95"]
     meta = {"args": "", "sim_time_s": 5.0, "seeds": [1], "ns3_wall_s": 1.0, "fast_wall_s": 0.1}
     table = calibrate.markdown(rows, meta)
     assert "| x | 0.900 / 0.800 ✗ |" in table
+    assert "| (1.000 / 0.500) |" in table
     assert "Targets met in 0 of 1" in table
+    assert "missed: means miss utilization, HoL p95; 0 of 1 seeds" in table
 
 
 @pytest.mark.ns3

@@ -1,0 +1,64 @@
+"""The files each generated report depends on: one home for the provenance inputs.
+
+A report's provenance (``cellgym.provenance``) records the SHA-256 of every file matching its
+input globs (relative to the repository root; ``**`` matches any depth), and
+``tests/evaluation/test_provenance.py`` names the inputs changed since the committed report. Both
+experiments run scenarios on ns-3 through the same rollout, session and bridge code, so they share
+``COMMON``; each adds what only it reads.
+"""
+
+from __future__ import annotations
+
+#: Read by every report: the ns-3 scenario program's sources (cached and live ns-3 runs come from
+#: its binary), the core (scenario, records, metrics, reward, vocabulary, wire schema), the ns-3
+#: rollout path and this module.
+COMMON: tuple[str, ...] = (
+    "ns3-scenarios/CMakeLists.txt",
+    "ns3-scenarios/NS3-VERSION",
+    "ns3-scenarios/model/**/*",
+    "ns3-scenarios/examples/**/*",
+    "cellgym/controllers.py",
+    "cellgym/fields.py",
+    "cellgym/metrics.py",
+    "cellgym/reward.py",
+    "cellgym/scenario.py",
+    "cellgym/seeding.py",
+    "cellgym/vocab.py",
+    "cellgym/proto/*.proto",
+    "evaluation/rollouts.py",
+    "evaluation/experiments/inputs.py",
+    "envs/bridge.py",
+    "envs/contract.py",
+    "envs/ns3_session.py",
+    "envs/records.py",
+    "envs/session.py",
+)
+
+#: The calibration tables (``python -m evaluation.experiments.calibrate``): also the fast model,
+#: the calibration scenarios, the suite's modules and the policies that drive its agent rows
+#: (through ``LteCellEnv`` on both backends).
+CALIBRATION: tuple[str, ...] = (
+    *COMMON,
+    "envs/fastsim/**/*",
+    "envs/lte_cell.py",
+    "configs/scenario/calibration/*.yaml",
+    "evaluation/experiments/calibrate.py",
+    "evaluation/experiments/calibration_drivers.py",
+    "evaluation/experiments/calibration_report.py",
+    "baselines/__init__.py",
+    "baselines/base.py",
+    "baselines/xrc.py",
+)
+
+#: The XRC paper's reproduction (``python -m evaluation.experiments.xrc_paper``): also the figure
+#: scenarios, its module, the environment and the XRC baseline. The report text (``xrc_report``)
+#: is not an input: ``--render`` rewrites it from ``numbers.json``.
+XRC_PAPER: tuple[str, ...] = (
+    *COMMON,
+    "configs/scenario/xrc_fig*.yaml",
+    "evaluation/experiments/xrc_paper.py",
+    "baselines/__init__.py",
+    "baselines/base.py",
+    "baselines/xrc.py",
+    "envs/lte_cell.py",
+)
