@@ -242,6 +242,10 @@ class Ns3Bridge:
         args: Its arguments, without ``--openGymPort`` (the bridge appends it).
         timeout_s: Longest wait for any message from the simulator.
         cwd: Working directory of the process (default: a fresh temporary directory).
+        reply_ahead: An action that answers every observation as soon as it arrives, before it is
+            decoded, for scenarios whose actions do not depend on observations (native
+            controllers only: the empty action). The simulator then computes the next step while
+            Python decodes and stores this one; ``step`` must be given this same action.
 
     Attributes:
         observation_space: From the simulator's ``SimInitMsg`` (after ``start``).
@@ -256,6 +260,7 @@ class Ns3Bridge:
         args: Sequence[str] = (),
         timeout_s: float = 60.0,
         cwd: str | os.PathLike[str] | None = None,
+        reply_ahead: np.ndarray | None = None,
     ) -> None:
         self.program = Path(program).resolve()
         if not self.program.is_file():
@@ -273,6 +278,9 @@ class Ns3Bridge:
         self._stderr = tempfile.TemporaryFile()
         self._awaiting_reply = False
         self._finished = False
+        self._reply_ahead = None if reply_ahead is None else np.asarray(reply_ahead)
+        self._ahead_msg: bytes | None = None  # the encoded reply_ahead (after the handshake)
+        self._replied_ahead = False
         self.observation_space: gym.Space | None = None
         self.action_space: gym.Space | None = None
         self.pid: int | None = None
@@ -307,6 +315,10 @@ class Ns3Bridge:
         init.ParseFromString(self._recv())
         self.observation_space = space_from_description(init.obsSpace)
         self.action_space = space_from_description(init.actSpace)
+        if self._reply_ahead is not None:
+            msg = pb.EnvActMsg(stopSimReq=False)
+            msg.actData.CopyFrom(self._encode_action(self._reply_ahead))
+            self._ahead_msg = msg.SerializeToString()
         self._send(pb.SimInitAck(done=True, stopSimReq=False))
         obs, game_over, info = self._recv_state()
         if game_over:
@@ -315,28 +327,41 @@ class Ns3Bridge:
 
     def step(self, action: Any) -> tuple[Any, bool, dict[str, Any] | str]:
         """Send an action; return the next observation, whether the simulation ended, and info."""
-        if self._proc is None or not self._awaiting_reply:
+        if self._proc is None or not (self._awaiting_reply or self._replied_ahead):
             raise RuntimeError("no observation is waiting for an action: call start() first")
         if self._finished:
             raise RuntimeError("the simulation has ended")
-        msg = pb.EnvActMsg(stopSimReq=False)
-        if isinstance(self.action_space, gym.spaces.Discrete):
-            msg.actData.CopyFrom(encode_discrete(int(np.asarray(action).reshape(-1)[0])))
-        else:
-            arr = np.asarray(action)
-            shape = getattr(self.action_space, "shape", None)
-            if shape is not None and arr.size != int(np.prod(shape)):
+        if self._replied_ahead:
+            assert self._reply_ahead is not None
+            given = np.asarray(action).reshape(-1)
+            if not np.array_equal(given, self._reply_ahead.reshape(-1)):
                 raise ValueError(
-                    f"action has shape {arr.shape}: the simulator's action space is {shape}"
+                    f"action={action!r}: this bridge answers every step with reply_ahead="
+                    f"{self._reply_ahead!r}"
                 )
-            if shape is not None:
-                arr = arr.reshape(shape)
-            msg.actData.CopyFrom(encode_box(arr))
-        self._send(msg)
+            self._replied_ahead = False
+        else:
+            msg = pb.EnvActMsg(stopSimReq=False)
+            msg.actData.CopyFrom(self._encode_action(action))
+            self._send(msg)
         obs, game_over, info = self._recv_state()
         if game_over:
             self._finish()
         return obs, game_over, info
+
+    def _encode_action(self, action: Any) -> pb.DataContainer:
+        """The action as a container of the simulator's action space (shape checked)."""
+        if isinstance(self.action_space, gym.spaces.Discrete):
+            return encode_discrete(int(np.asarray(action).reshape(-1)[0]))
+        arr = np.asarray(action)
+        shape = getattr(self.action_space, "shape", None)
+        if shape is not None and arr.size != int(np.prod(shape)):
+            raise ValueError(
+                f"action has shape {arr.shape}: the simulator's action space is {shape}"
+            )
+        if shape is not None:
+            arr = arr.reshape(shape)
+        return encode_box(arr)
 
     def close(self) -> None:
         """Stop the simulation (if running) and the process; idempotent."""
@@ -399,6 +424,11 @@ class Ns3Bridge:
     def _recv_state(self) -> tuple[Any, bool, dict[str, Any] | str]:
         state = pb.EnvStateMsg()
         state.ParseFromString(self._recv())
+        if self._ahead_msg is not None and not state.isGameOver:
+            # Answer first: the simulator runs the next step while this one is decoded.
+            self._sock.send(self._ahead_msg)
+            self._awaiting_reply = False
+            self._replied_ahead = True
         return decode_container(state.obsData), bool(state.isGameOver), _parse_info(state.info)
 
     def _finish(self) -> None:

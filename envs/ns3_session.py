@@ -51,7 +51,12 @@ class Ns3Session:
 
     def start(self) -> RawStep:
         """Start the simulator and return the observation at t = 0."""
-        self._bridge = Ns3Bridge(self.program, self.args, timeout_s=self.timeout_s)
+        # Without agent flows every action is empty: answer each step before decoding it, so the
+        # simulator runs on while Python stores the observation.
+        ahead = np.zeros(0) if self._n_agents == 0 else None
+        self._bridge = Ns3Bridge(
+            self.program, self.args, timeout_s=self.timeout_s, reply_ahead=ahead
+        )
         try:
             obs, info = self._bridge.start()
             if isinstance(info, dict) and "flow_fields" in info:

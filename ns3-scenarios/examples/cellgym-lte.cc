@@ -224,7 +224,9 @@ struct Cell
     Ptr<XrcEnbAgent> agent;                               //!< the eNB agent
     std::vector<Ptr<MobilityModel>> ueMobility;           //!< per UE
     std::unique_ptr<cellgym::OpenGymBridge> bridge;       //!< null without the bridge
-    std::ofstream record;                                 //!< CSV record (optional)
+    std::vector<double>
+        fixedAction;      //!< without the bridge: (cwnd_bytes, pacing_rate_mbps) or empty
+    std::ofstream record; //!< CSV record (optional)
     /// The observation, filled in place every step: flows (F x 18, row-major), ues (U x 7), time.
     /// Declared flat on the wire ([F*18], [U*7], [1]): ns3-gym's client expects 1-D boxes.
     std::vector<cellgym::NamedBox> obs{
@@ -378,6 +380,13 @@ StepEvent(Cell* cell)
         Simulator::Stop();
         return;
     }
+    else if (!cell->fixedAction.empty())
+    {
+        for (const auto& ops : cell->agentOps)
+        {
+            ops->SetTarget(cell->fixedAction[0], cell->fixedAction[1] * 1e6);
+        }
+    }
     ++cell->step;
     Simulator::Schedule(Seconds(cell->stepS), &StepEvent, cell);
 }
@@ -424,6 +433,7 @@ main(int argc, char* argv[])
         {"xrcWindowTtis", "40"},
         {"recordPath", ""},
         {"recvTimeoutMs", "600000"},
+        {"fixedAction", ""},
     };
     const std::vector<std::pair<std::string, std::string>> help{
         {"openGymPort", "ns3-gym bridge port on 127.0.0.1 (0: run without the bridge)"},
@@ -450,6 +460,9 @@ main(int argc, char* argv[])
         {"xrcWindowTtis", "XRC agent: capacity averaging window, TTIs"},
         {"recordPath", "write every step's observation to this CSV file"},
         {"recvTimeoutMs", "bridge receive timeout, ms (0: wait forever)"},
+        {"fixedAction",
+         "without the bridge: 'cwnd_bytes,pacing_rate_mbps' applied to every agent flow at every "
+         "step, as a constant policy would (empty: the agent flows keep NewReno)"},
     };
 
     // Unknown options: exit 2 as well. ns-3's own (--PrintHelp, --help, --version, --Print*,
@@ -779,6 +792,19 @@ main(int argc, char* argv[])
     if (openGymPort > 0)
     {
         cell.bridge = std::make_unique<cellgym::OpenGymBridge>(openGymPort, recvTimeoutMs);
+    }
+    if (!opt["fixedAction"].empty())
+    {
+        const std::string text = opt["fixedAction"];
+        const auto comma = text.find(',');
+        if (comma == std::string::npos || openGymPort > 0)
+        {
+            BadArg("fixedAction",
+                   text,
+                   "'cwnd_bytes,pacing_rate_mbps', only without the bridge (--openGymPort=0)");
+        }
+        cell.fixedAction = {ParseDouble("fixedAction", text.substr(0, comma), 0, kActionHigh),
+                            ParseDouble("fixedAction", text.substr(comma + 1), 0, kActionHigh)};
     }
     Simulator::Schedule(Seconds(0), &StepEvent, &cell);
     Simulator::Stop(Seconds(simTime + 10 * cell.stepS));

@@ -45,19 +45,23 @@ FillBoxSpace(const NamedBox& box, ns3opengym::SpaceDescription* desc)
     desc->mutable_space()->PackFrom(space);
 }
 
+/// Fill `container` with `box`, using `scratch` (cleared first) for the packed Box data: the
+/// messages are reused from step to step, so a step allocates nothing once they have grown.
 void
-FillBoxData(const NamedBox& box, ns3opengym::DataContainer* container)
+FillBoxData(const NamedBox& box,
+            ns3opengym::DataContainer* container,
+            ns3opengym::BoxDataContainer& scratch)
 {
-    ns3opengym::BoxDataContainer data;
-    data.set_dtype(ns3opengym::DOUBLE);
+    scratch.Clear();
+    scratch.set_dtype(ns3opengym::DOUBLE);
     for (uint32_t d : box.shape)
     {
-        data.add_shape(d);
+        scratch.add_shape(d);
     }
-    data.mutable_doubledata()->Add(box.data.begin(), box.data.end());
+    scratch.mutable_doubledata()->Assign(box.data.begin(), box.data.end());
     container->set_type(ns3opengym::Box);
     container->set_name(box.name);
-    container->mutable_data()->PackFrom(data);
+    container->mutable_data()->PackFrom(scratch);
 }
 
 } // namespace
@@ -69,11 +73,17 @@ struct OpenGymBridge::Impl
     void* socket{nullptr};  //!< REQ socket connected to Python
     uint16_t port{0};       //!< Python's port
     int timeoutMs{0};       //!< receive timeout
+    // Messages reused at every step (Clear() keeps their memory).
+    ns3opengym::EnvStateMsg state;     //!< the step's observation message
+    ns3opengym::DictDataContainer obs; //!< its Dict of Boxes
+    ns3opengym::BoxDataContainer box;  //!< scratch for one Box
+    ns3opengym::EnvActMsg act;         //!< the reply
+    std::string out;                   //!< serialized request
 
     /// Send one message and receive the reply into `reply`; exits on timeout or error.
     void Exchange(const google::protobuf::Message& request, google::protobuf::Message& reply)
     {
-        std::string out;
+        out.clear();
         if (!request.SerializeToString(&out))
         {
             Fail("cannot serialize " + request.GetTypeName(), 4);
@@ -174,11 +184,13 @@ OpenGymBridge::Init(const std::vector<NamedBox>& obsSpace, const NamedBox& actSp
 GymAction
 OpenGymBridge::Step(const std::vector<NamedBox>& obs, bool gameOver, const std::string& info)
 {
-    ns3opengym::EnvStateMsg state;
-    ns3opengym::DictDataContainer dict;
+    auto& state = m_impl->state;
+    auto& dict = m_impl->obs;
+    state.Clear();
+    dict.Clear();
     for (const auto& box : obs)
     {
-        FillBoxData(box, dict.add_element());
+        FillBoxData(box, dict.add_element(), m_impl->box);
     }
     state.mutable_obsdata()->set_type(ns3opengym::Dict);
     state.mutable_obsdata()->mutable_data()->PackFrom(dict);
@@ -187,7 +199,8 @@ OpenGymBridge::Step(const std::vector<NamedBox>& obs, bool gameOver, const std::
     state.set_reason(ns3opengym::EnvStateMsg::SimulationEnd);
     state.set_info(info);
 
-    ns3opengym::EnvActMsg act;
+    auto& act = m_impl->act;
+    act.Clear();
     m_impl->Exchange(state, act);
 
     GymAction action;

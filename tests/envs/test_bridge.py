@@ -160,6 +160,35 @@ def test_full_episode_and_seed():
 
 @needs_echo
 @pytest.mark.ns3
+def test_reply_ahead_gives_the_same_episode_as_lock_step():
+    """Answering each observation before decoding it changes nothing the simulator sees."""
+    runs = []
+    for ahead in (None, np.array([1.0, 2.5])):
+        with Ns3Bridge(ECHO, ["--steps=6", "--simSeed=4"], timeout_s=10, reply_ahead=ahead) as b:
+            obs, _ = b.start()
+            seen, done = [obs["x"].tolist()], False
+            while not done:
+                obs, done, info = b.step(np.array([1.0, 2.5]))
+                seen.append(obs["x"].tolist())
+            assert info == {"step": 6} and b._proc.wait(5) == 0
+            runs.append(seen)
+    assert runs[0] == runs[1] and len(runs[0]) == 7 and runs[0][-1][1] == 3.5
+
+
+@needs_echo
+@pytest.mark.ns3
+def test_reply_ahead_refuses_another_action_and_closes_mid_episode():
+    with Ns3Bridge(ECHO, ["--steps=50"], timeout_s=10, reply_ahead=np.zeros(2)) as b:
+        b.start()
+        b.step(np.zeros(2))
+        with pytest.raises(ValueError, match="reply_ahead"):
+            b.step(np.ones(2))
+        pid = b.pid
+    assert pid is not None and not _alive(pid)
+
+
+@needs_echo
+@pytest.mark.ns3
 def test_wrong_action_shape_names_the_space():
     with Ns3Bridge(ECHO, ["--steps=5"], timeout_s=10) as b:
         b.start()
