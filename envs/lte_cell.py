@@ -12,7 +12,7 @@ from cellgym.fields import FLOW, SEGMENT_BYTES, UE
 from cellgym.reward import RewardSpec, reward_terms
 from cellgym.scenario import ScenarioSpec
 from cellgym.seeding import draw_rng_run
-from cellgym.vocab import BACKENDS, check_choice, check_range, check_type
+from cellgym.vocab import check_range, check_type
 from envs.contract import (
     MAX_CWND_BYTES,
     MAX_RATE_MBPS,
@@ -29,7 +29,7 @@ from envs.contract import (
     check_env_args,
     observation_space,
 )
-from envs.session import RawStep, Session, open_session
+from envs.session import RawStep, Session, check_backend_supports, open_session
 
 __all__ = ["LteCellEnv", "OBS", "OBS_FIELDS"]
 
@@ -125,7 +125,7 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         self.reward_spec = RewardSpec.from_config(reward)
         flow = agent_flow(self.spec_scenario)
         check_env_args(action_mode, max_change)
-        check_choice("backend", backend, BACKENDS)
+        check_backend_supports(self.spec_scenario, backend)
         check_type("timeout_s", timeout_s, "float")
         check_range("timeout_s", timeout_s, 1e-3, 86_400.0)
         self.backend = backend

@@ -11,20 +11,32 @@ from cellgym.scenario import ScenarioSpec
 from cellgym.vocab import BACKENDS, check_choice
 from envs.records import RawStep, Session
 
-__all__ = ["BACKENDS", "RawStep", "Session", "open_session"]
+__all__ = ["BACKENDS", "RawStep", "Session", "check_backend_supports", "open_session"]
+
+
+def check_backend_supports(spec: ScenarioSpec, backend: str) -> None:
+    """Raise ``SpecError`` naming the field if ``backend`` cannot run ``spec``.
+
+    Environments call it at construction, so a scenario the fast model does not cover (a TCP it
+    has no model of, an NR cell before its model exists) fails there, not at the first
+    ``reset()``. The ns-3 backend runs every valid scenario.
+    """
+    check_choice("backend", backend, BACKENDS)
+    if backend == "fast":
+        from envs.fastsim.params import FastSimParams
+
+        FastSimParams.from_spec(spec)
 
 
 def open_session(
     spec: ScenarioSpec, seed: int, backend: str = "ns3", timeout_s: float = 60.0
 ) -> Session:
     """Create (not start) an episode of ``spec`` on ``backend`` with ns-3 ``RngRun`` ``seed``."""
-    if backend == "ns3":
-        from envs.ns3_session import Ns3Session
-
-        return Ns3Session(spec, seed, timeout_s=timeout_s)
+    check_choice("backend", backend, BACKENDS)
     if backend == "fast":
         from envs.fastsim.session import FastSession
 
         return FastSession(spec, seed)
-    check_choice("backend", backend, BACKENDS)
-    raise AssertionError(f"backend {backend!r} is in BACKENDS but has no session")
+    from envs.ns3_session import Ns3Session
+
+    return Ns3Session(spec, seed, timeout_s=timeout_s)

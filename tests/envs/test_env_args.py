@@ -55,3 +55,21 @@ def test_reward_fields_are_named(reward, message):
         LteCellEnv(backend="fast", reward=reward)
     with pytest.raises(SpecError, match=message):
         make_fast_vec_env({"flows": [{"cca": "agent"}]}, num_envs=2, reward=reward)
+
+
+@pytest.mark.parametrize(
+    ("scenario", "message"),
+    [
+        (
+            {"flows": [{"cca": "agent"}, {"cca": "vegas"}]},
+            r"scenario.flows\[1\].cca='vegas' is not modelled by the fast backend",
+        ),
+        ({"flows": [{"cca": "agent"}], "bottleneck_mbps": 10.0}, "scenario.bottleneck_mbps"),
+        ({"flows": [{"cca": "agent"}], "cell": {"type": "nr"}}, "scenario.cell.type='nr'"),
+    ],
+)
+def test_what_the_fast_model_lacks_fails_at_construction(scenario, message):
+    """Not at the first reset(): the environment is never built around a scenario it cannot run."""
+    with pytest.raises(SpecError, match=message):
+        LteCellEnv(backend="fast", scenario=scenario)
+    LteCellEnv(backend="ns3", scenario=scenario).close()
