@@ -9,6 +9,8 @@ For the same ns-3 scenario (one UE, 50 RBs, 20 ms steps) it times three ways of 
 - ``native``: one bulk CUBIC flow stepped from Python through the bridge
   (``evaluation.rollouts.run_native``: no agent flow, so the bridge answers each step before
   decoding it and the simulator runs on while Python stores the step);
+- ``lock``: the same native run in strict lock step (each step decoded before it is answered,
+  as every step was before ``reply_ahead``), for reference;
 - ``agent``: one agent flow whose window and pacing rate Python sends at every step (a constant
   action through ``envs.ns3_session.Ns3Session``: the lock-step path of every learned policy),
   against the same scenario alone with ``--fixedAction`` (the same action applied in C++).
@@ -73,6 +75,18 @@ def _alone(spec: ScenarioSpec) -> None:
     )
 
 
+def _lock_step(spec: ScenarioSpec) -> None:
+    """Step a scenario without agent flows in strict lock step (``reply_ahead=False``)."""
+    session = Ns3Session(spec, seed=1, reply_ahead=False)
+    empty = np.zeros((0, 2))
+    try:
+        raw = session.start()
+        while not raw.done:
+            raw = session.step(empty)
+    finally:
+        session.close()
+
+
 def _agent(spec: ScenarioSpec) -> None:
     """Step the agent flow with the constant ``ACTION`` to the end."""
     session = Ns3Session(spec, seed=1)
@@ -97,6 +111,7 @@ def main() -> None:
     steps = native.num_steps
     cases: dict[str, tuple[Callable[[], None], Callable[[], None]]] = {
         "native": (lambda: _alone(native), lambda: run_native(native, "cubic", seed=1)),
+        "lock": (lambda: _alone(native), lambda: _lock_step(native)),
         "agent": (lambda: _alone(agent), lambda: _agent(agent)),
     }
     results: dict[str, list[tuple[tuple[float, float, float], tuple[float, float, float]]]] = {

@@ -31,12 +31,21 @@ class Ns3Session:
         timeout_s: Longest wait for one simulator step.
         program: The scenario executable (default: the CMake build's program of the cell type,
             ``spec.cell.ns3_program``).
+        reply_ahead: Without agent flows, answer each step before decoding it (the simulator
+            runs on while Python stores the step); False keeps strict lock step (the benchmark's
+            reference).
     """
 
     def __init__(
-        self, spec: ScenarioSpec, seed: int, timeout_s: float = 60.0, program: str | None = None
+        self,
+        spec: ScenarioSpec,
+        seed: int,
+        timeout_s: float = 60.0,
+        program: str | None = None,
+        reply_ahead: bool = True,
     ) -> None:
         self.spec = spec
+        self.reply_ahead = reply_ahead
         self.seed = seed
         self.args = spec.to_ns3_args(seed)
         self.program = program or ns3_program(spec.cell.ns3_program)
@@ -53,7 +62,7 @@ class Ns3Session:
         """Start the simulator and return the observation at t = 0."""
         # Without agent flows every action is empty: answer each step before decoding it, so the
         # simulator runs on while Python stores the observation.
-        ahead = np.zeros(0) if self._n_agents == 0 else None
+        ahead = np.zeros(0) if self._n_agents == 0 and self.reply_ahead else None
         self._bridge = Ns3Bridge(
             self.program, self.args, timeout_s=self.timeout_s, reply_ahead=ahead
         )
