@@ -2,9 +2,10 @@
 
 The evaluation table runs four controllers (two policies, two native senders) on two scenarios and
 two seeds on the fast backend; ``tests/golden/data/evaluation.csv`` holds its numeric columns.
-The calibration check reruns the fast side of every static calibration scenario with the seeds of
-the committed ``docs/calibration/calibration.json`` and requires the same metrics, run by run (the
-fluctuating scenarios replay ns-3's distance records, so they need ns-3's runs: the full table is
+The calibration check reruns the fast side of every static calibration scenario (native, or with
+its agent flow driven as in the table) with the seeds of the committed
+``docs/calibration/calibration.json`` and requires the same metrics, run by run (the fluctuating
+scenarios replay ns-3's distance records, so they need ns-3's runs: the full table is
 regenerated with ``python -m evaluation.experiments.calibrate``).
 """
 
@@ -38,19 +39,25 @@ def evaluation_table() -> pd.DataFrame:
 
 
 def calibration_runs() -> list[dict]:
-    """The committed calibration's fast runs of its static scenarios."""
+    """The committed calibration's fast runs of its static scenarios (native and driven rows)."""
+    from cellgym.scenario import load_scenario
+
     data = json.loads(CALIBRATION_JSON.read_text())
-    return [
-        r
-        for r in data["runs"]
-        if r["backend"] == "fast" and not r["scenario"].startswith("fluctuating")
-    ]
+    static = {
+        name
+        for name in {r["scenario"] for r in data["runs"]}
+        if load_scenario(f"calibration/{name}").channel.mobility == "static"
+    }
+    return [r for r in data["runs"] if r["backend"] == "fast" and r["scenario"] in static]
 
 
 def fast_calibration_metrics(scenario: str, seed: int, sim_time_s: float) -> dict:
     """Rerun one calibration scenario on the fast backend; its per-run metrics."""
     from cellgym.scenario import load_scenario
     from evaluation.experiments import calibrate
+    from evaluation.experiments.calibration_drivers import DRIVERS, drive
 
     spec = load_scenario(f"calibration/{scenario}", sim_time_s=sim_time_s)
+    if scenario in DRIVERS:
+        return calibrate.run_metrics(drive(spec, DRIVERS[scenario], seed, "fast"))
     return calibrate.run_metrics(calibrate.run_fast(spec, seed, None))
