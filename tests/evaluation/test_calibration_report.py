@@ -143,3 +143,22 @@ def test_fast_policy_row_replays_a_trace():
     assert cap[150:].mean() == pytest.approx(7.45, rel=0.05)
     m = cr.run_metrics(rec)
     assert m["mean_reward"] == pytest.approx(np.nanmean(rec.rewards[51:]), rel=1e-9)
+
+
+def test_fast_agent_flow_slow_starts_after_an_rto():
+    """ns-3's agent ops run NewReno's slow start in CA_LOSS; the fast agent sender does too.
+
+    The XRC policy's startup on the ``bsr`` uplink (seed 2) overshoots and waits for an RTO at
+    about 1.4 s; the window then grew from 1 segment again (before the fix it stayed at one
+    segment, one delayed ACK per 0.3 s, for three seconds).
+    """
+    from cellgym.fields import FLOW
+
+    spec = scenario("xrc_policy", 5.0)
+    rec = drivers.drive(spec, drivers.DRIVERS["xrc_policy"], 2, "fast", knobs={"uplink": "bsr"})
+    cwnd = np.stack(rec.flows)[:, 0, FLOW["cwnd_bytes"]] / 1448
+    t = np.array(rec.times)
+    rto = np.nonzero((cwnd <= 1.0) & (t > 0.5))[0]
+    assert rto.size, "the scenario no longer has its RTO: pick another seed"
+    after = cwnd[rto[0] : rto[0] + 25]  # 0.5 s
+    assert after.max() > 10, after

@@ -19,6 +19,7 @@ from envs.fastsim.codes import (
     CCA_BBR,
     CCA_CUBIC,
     CCA_XRC,
+    ST_LOSS,
     ST_RECOVERY,
     UPLINK_BSR,
 )
@@ -192,6 +193,10 @@ def _on_acks(
                     _xrc_increase(fx, b, f, segs, float(t), seg, p)
             elif cca == CCA_AGENT and fx[b, f, X_CMD_CWND] > 0:
                 if grow:
+                    # ns-3's agent ops: NewReno's slow start rebuilds the window after an RTO
+                    # (CA_LOSS) until the loss is repaired and the commanded window returns.
+                    if fi[b, f, I_CSTATE] == ST_LOSS:
+                        _newreno_increase(fx, b, f, segs, seg)
                     _agent_apply(fx, fi, b, f, seg)
             elif grow:
                 _newreno_increase(fx, b, f, segs, seg)
