@@ -1,7 +1,8 @@
 """The Python side of the ns3-gym wire protocol, and the ns-3 process it serves.
 
 The bridge knows nothing about RL: it starts a scenario program, serves its ZeroMQ REQ socket from a
-REP socket bound to 127.0.0.1 on a free port, converts ns3-gym's space descriptions and data
+REP endpoint bound to 127.0.0.1 on a free port (``envs.zmtp``: ZMTP 3.0 without libzmq's I/O
+thread), converts ns3-gym's space descriptions and data
 containers to Gymnasium spaces and numpy values, and sends actions back. It fixes what ns3-gym's
 users complain about:
 
@@ -37,9 +38,9 @@ from typing import Any
 
 import gymnasium as gym
 import numpy as np
-import zmq
 
 from cellgym.proto import ns3opengym_pb2 as pb
+from envs.zmtp import ZmtpError, ZmtpRep
 
 log = logging.getLogger(__name__)
 
@@ -227,11 +228,10 @@ def _reap(proc: subprocess.Popen[bytes], grace_s: float = 1.0) -> None:
             proc.wait()
 
 
-def _cleanup(proc: subprocess.Popen[bytes] | None, sock: zmq.Socket, ctx: zmq.Context) -> None:
+def _cleanup(proc: subprocess.Popen[bytes] | None, sock: ZmtpRep) -> None:
     if proc is not None:
         _reap(proc)
-    sock.close(linger=0)
-    ctx.term()
+    sock.close()
 
 
 class Ns3Bridge:
@@ -270,10 +270,8 @@ class Ns3Bridge:
         self.args = [str(a) for a in args]
         self.timeout_s = float(timeout_s)
         self._cwd = cwd
-        self._ctx = zmq.Context()
-        self._sock = self._ctx.socket(zmq.REP)
-        self._sock.setsockopt(zmq.LINGER, 0)
-        self.port = self._sock.bind_to_random_port("tcp://127.0.0.1")
+        self._sock = ZmtpRep()
+        self.port = self._sock.port
         self._proc: subprocess.Popen[bytes] | None = None
         self._stderr = tempfile.TemporaryFile()
         self._awaiting_reply = False
@@ -284,7 +282,7 @@ class Ns3Bridge:
         self.observation_space: gym.Space | None = None
         self.action_space: gym.Space | None = None
         self.pid: int | None = None
-        self._finalizer = weakref.finalize(self, _cleanup, None, self._sock, self._ctx)
+        self._finalizer = weakref.finalize(self, _cleanup, None, self._sock)
 
     @property
     def command(self) -> list[str]:
@@ -309,7 +307,7 @@ class Ns3Bridge:
         )
         self.pid = self._proc.pid
         self._finalizer.detach()
-        self._finalizer = weakref.finalize(self, _cleanup, self._proc, self._sock, self._ctx)
+        self._finalizer = weakref.finalize(self, _cleanup, self._proc, self._sock)
 
         init = pb.SimInitMsg()
         init.ParseFromString(self._recv())
@@ -369,7 +367,7 @@ class Ns3Bridge:
             try:
                 self._send(pb.EnvActMsg(stopSimReq=True))
                 self._proc.wait(1.0)
-            except (zmq.ZMQError, subprocess.TimeoutExpired):
+            except (ZmtpError, subprocess.TimeoutExpired):
                 pass
         self._finalizer()
         self._stderr.close()
@@ -394,14 +392,14 @@ class Ns3Bridge:
         assert self._proc is not None
         deadline = time.monotonic() + self.timeout_s
         while True:
-            if self._sock.poll(_POLL_MS, zmq.POLLIN):
+            if self._sock.poll(_POLL_MS):
                 data = self._sock.recv()
                 self._awaiting_reply = True
                 return data
             code = self._proc.poll()
             if code is not None:
                 # It may have sent its last message just before exiting.
-                if self._sock.poll(0, zmq.POLLIN):
+                if self._sock.poll(0):
                     continue
                 raise SimulatorError(
                     f"the simulator exited unexpectedly: {' '.join(self.command)}",
@@ -418,7 +416,14 @@ class Ns3Bridge:
                 )
 
     def _send(self, msg: Any) -> None:
-        self._sock.send(msg.SerializeToString())
+        try:
+            self._sock.send(msg.SerializeToString())
+        except ZmtpError as exc:
+            # The simulator closed its end: _recv reports how it ended (exit code, stderr).
+            self._recv()
+            raise SimulatorError(
+                "the simulator closed the connection", None, self.stderr_tail()
+            ) from exc
         self._awaiting_reply = False
 
     def _recv_state(self) -> tuple[Any, bool, dict[str, Any] | str]:

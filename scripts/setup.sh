@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
-APT_PACKAGES=(libzmq3-dev cppzmq-dev libprotobuf-dev protobuf-compiler clang-format ninja-build
+APT_PACKAGES=(libprotobuf-dev protobuf-compiler clang-format ninja-build
               pkg-config cmake g++)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do

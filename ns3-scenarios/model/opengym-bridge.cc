@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Client side of the ns3-gym wire protocol, written from the protocol description
 // (docs/scenario-contract.md, ../shared/ns3-notes.md): ZeroMQ REQ, one serialized ns3opengym
-// message per frame.
+// message per frame. The REQ socket is CellGym's own ZMTP peer (zmtp-req.h), without libzmq's
+// I/O thread.
 #include "opengym-bridge.h"
 
 #include "ns3opengym.pb.h"
+#include "zmtp-req.h"
 
 #include <cerrno>
 #include <csignal>
@@ -12,7 +14,6 @@
 #include <iostream>
 #include <sys/prctl.h>
 #include <unistd.h>
-#include <zmq.h>
 
 namespace ns3
 {
@@ -66,19 +67,19 @@ FillBoxData(const NamedBox& box,
 
 } // namespace
 
-/// ZeroMQ context and REQ socket.
+/// The REQ connection and the messages reused at every step.
 struct OpenGymBridge::Impl
 {
-    void* context{nullptr}; //!< ZeroMQ context
-    void* socket{nullptr};  //!< REQ socket connected to Python
-    uint16_t port{0};       //!< Python's port
-    int timeoutMs{0};       //!< receive timeout
+    std::unique_ptr<ZmtpReq> req; //!< REQ peer connected to Python
+    uint16_t port{0};             //!< Python's port
+    int timeoutMs{0};             //!< receive timeout
     // Messages reused at every step (Clear() keeps their memory).
     ns3opengym::EnvStateMsg state;     //!< the step's observation message
     ns3opengym::DictDataContainer obs; //!< its Dict of Boxes
     ns3opengym::BoxDataContainer box;  //!< scratch for one Box
     ns3opengym::EnvActMsg act;         //!< the reply
     std::string out;                   //!< serialized request
+    std::string in;                    //!< serialized reply
 
     /// Send one message and receive the reply into `reply`; exits on timeout or error.
     void Exchange(const google::protobuf::Message& request, google::protobuf::Message& reply)
@@ -88,28 +89,22 @@ struct OpenGymBridge::Impl
         {
             Fail("cannot serialize " + request.GetTypeName(), 4);
         }
-        if (zmq_send(socket, out.data(), out.size(), 0) < 0)
+        try
         {
-            Fail(std::string("send failed: ") + zmq_strerror(errno), 4);
+            req->Send(out);
+            req->Recv(in);
         }
-        zmq_msg_t msg;
-        zmq_msg_init(&msg);
-        if (zmq_msg_recv(&msg, socket, 0) < 0)
+        catch (const ZmtpReq::Timeout&)
         {
-            const int err = errno;
-            zmq_msg_close(&msg);
-            if (err == EAGAIN)
-            {
-                Fail("no reply from the Python side on 127.0.0.1:" + std::to_string(port)
-                         + " within " + std::to_string(timeoutMs) + " ms; exiting",
-                     3);
-            }
-            Fail(std::string("receive failed: ") + zmq_strerror(err), 4);
+            Fail("no reply from the Python side on 127.0.0.1:" + std::to_string(port) + " within "
+                     + std::to_string(timeoutMs) + " ms; exiting",
+                 3);
         }
-        const bool ok
-            = reply.ParseFromArray(zmq_msg_data(&msg), static_cast<int>(zmq_msg_size(&msg)));
-        zmq_msg_close(&msg);
-        if (!ok)
+        catch (const std::exception& e)
+        {
+            Fail(std::string("the connection to the Python side failed: ") + e.what(), 4);
+        }
+        if (!reply.ParseFromString(in))
         {
             Fail("cannot parse the reply as " + reply.GetTypeName(), 4);
         }
@@ -127,32 +122,23 @@ OpenGymBridge::OpenGymBridge(uint16_t port, int recvTimeoutMs)
     }
     m_impl->port = port;
     m_impl->timeoutMs = recvTimeoutMs;
-    m_impl->context = zmq_ctx_new();
-    m_impl->socket = zmq_socket(m_impl->context, ZMQ_REQ);
-    int linger = 0;
-    zmq_setsockopt(m_impl->socket, ZMQ_LINGER, &linger, sizeof(linger));
-    if (recvTimeoutMs > 0)
+    try
     {
-        zmq_setsockopt(m_impl->socket, ZMQ_RCVTIMEO, &recvTimeoutMs, sizeof(recvTimeoutMs));
+        m_impl->req = std::make_unique<ZmtpReq>(port, recvTimeoutMs);
     }
-    const std::string endpoint = "tcp://127.0.0.1:" + std::to_string(port);
-    if (zmq_connect(m_impl->socket, endpoint.c_str()) != 0)
+    catch (const ZmtpReq::Timeout&)
     {
-        Fail("cannot connect to " + endpoint + ": " + zmq_strerror(errno), 4);
+        Fail("no ZMTP greeting from 127.0.0.1:" + std::to_string(port) + " within "
+                 + std::to_string(recvTimeoutMs) + " ms; exiting",
+             3);
+    }
+    catch (const std::exception& e)
+    {
+        Fail(std::string("cannot open the ZeroMQ connection to the Python side: ") + e.what(), 4);
     }
 }
 
-OpenGymBridge::~OpenGymBridge()
-{
-    if (m_impl->socket)
-    {
-        zmq_close(m_impl->socket);
-    }
-    if (m_impl->context)
-    {
-        zmq_ctx_term(m_impl->context);
-    }
-}
+OpenGymBridge::~OpenGymBridge() = default;
 
 bool
 OpenGymBridge::Init(const std::vector<NamedBox>& obsSpace, const NamedBox& actSpace)

@@ -74,7 +74,7 @@ class OpenGymBridge
 
   private:
     struct Impl;
-    std::unique_ptr<Impl> m_impl; //!< ZeroMQ context and socket
+    std::unique_ptr<Impl> m_impl; //!< the REQ connection and reused messages
 };
 
 } // namespace cellgym
