@@ -5,7 +5,8 @@
   1 ms interval, exact.
 - ``read_irish5g``: one row per second (``DL_bitrate`` in kbit/s, ``CQI``, ``NetworkMode``,
   ``State``, ...). Per-slot capacity comes from a seeded synthesis (``synthesize_irish5g``): the
-  measured rate is each second's envelope (each second's bytes equal its measured rate, to a
+  second's rate (measured, or estimated from the CQI where demand limited it: ``ENVELOPES``) is
+  its envelope (each second's bytes equal its measured rate, to a
   byte), and the CQI shapes the variation inside the second: a per-slot CQI follows the
   per-second CQI (interpolated between seconds) plus an AR(1) jitter, and each slot gets a share
   of the second's bytes proportional to the spectral efficiency of its CQI (TS 36.213 table
@@ -33,10 +34,12 @@ CQI_EFFICIENCY: np.ndarray = np.array(
     [0.0, 0.1523, 0.2344, 0.3770, 0.6016, 0.8770, 1.1758, 1.4766,
      1.9141, 2.4063, 2.7305, 3.3223, 3.9023, 4.5234, 5.1152, 5.5547]
 )  # fmt: skip
-#: What to do with seconds the phone was idle (``State == "I"``): keep the measured rate, or
-#: estimate the channel's rate from its CQI (the median bytes per unit of efficiency of the
-#: downloading seconds, times the idle second's efficiency).
-IDLE_MODES: tuple[str, ...] = ("measured", "cqi")
+#: Each second's rate (the envelope): ``measured`` (``DL_bitrate``: the download sessions, where
+#: the phone saturates the channel); ``cqi_idle`` (measured, but seconds the phone was idle,
+#: ``State == "I"``, estimated from their CQI); ``cqi`` (every second from its CQI: the Netflix
+#: sessions, whose rate is demand-limited throughout). A CQI estimate is ``k * efficiency(CQI)``
+#: with ``k`` the ``cqi_quantile`` quantile of ``rate / efficiency`` over the downloading seconds.
+ENVELOPES: tuple[str, ...] = ("measured", "cqi_idle", "cqi")
 
 
 def resolve_trace(trace: str, where: str = "trace") -> Path:
@@ -93,19 +96,23 @@ class IrishParams:
         cqi_sigma: Standard deviation of the per-slot CQI jitter, in CQI steps (0: the CQI
             interpolated between seconds, no jitter).
         cqi_corr_ms: Correlation time of the jitter (AR(1), ``rho = exp(-slot / corr)``), ms.
-        idle: ``measured`` or ``cqi`` (``IDLE_MODES``): the rate of idle (``State == "I"``)
-            seconds, which are demand-limited in the Netflix sessions.
+        envelope: Each second's rate: ``measured``, ``cqi_idle`` or ``cqi`` (``ENVELOPES``).
+        cqi_quantile: Quantile of ``rate / efficiency(CQI)`` over downloading seconds that
+            scales a CQI estimate (0.5-1; a demand-limited session's best seconds approach the
+            channel's rate).
     """
 
     cqi_sigma: float = 1.0
     cqi_corr_ms: float = 20.0
-    idle: str = "measured"
+    envelope: str = "measured"
+    cqi_quantile: float = 0.9
 
     def check(self, where: str) -> None:
         """Raise ``SpecError`` naming ``where.<key>``."""
         check_range(f"{where}.cqi_sigma", self.cqi_sigma, 0.0, 15.0)
         check_range(f"{where}.cqi_corr_ms", self.cqi_corr_ms, 0.0, 1e6)
-        check_choice(f"{where}.idle", self.idle, IDLE_MODES)
+        check_choice(f"{where}.envelope", self.envelope, ENVELOPES)
+        check_range(f"{where}.cqi_quantile", self.cqi_quantile, 0.5, 1.0)
 
 
 @dataclass(frozen=True)
@@ -204,12 +211,12 @@ def synthesize_irish5g(
     if abs(per_s * slot_s - 1.0) > 1e-9:
         raise SpecError(f"slot_s={slot_s!r} does not divide one second")
     rate = seconds.rate_kbps.copy()
-    if p.idle == "cqi" and seconds.idle.any():
+    if p.envelope != "measured":
         eff_s = CQI_EFFICIENCY[np.clip(np.rint(seconds.cqi), 0, 15).astype(int)]
         busy = ~seconds.idle & (eff_s > 0) & (rate > 0)
         if busy.any():
-            per_eff = float(np.median(rate[busy] / eff_s[busy]))
-            rate = np.where(seconds.idle, per_eff * eff_s, rate)
+            per_eff = float(np.quantile(rate[busy] / eff_s[busy], p.cqi_quantile))
+            rate = np.where(seconds.idle | (p.envelope == "cqi"), per_eff * eff_s, rate)
     n_s = rate.size
     n = n_s * per_s
     rng = np.random.default_rng([seed, 0x1815])
@@ -225,7 +232,8 @@ def synthesize_irish5g(
         ("seed", str(seed)),
         ("cqi_sigma", f"{p.cqi_sigma:g}"),
         ("cqi_corr_ms", f"{p.cqi_corr_ms:g}"),
-        ("idle", p.idle),
+        ("envelope", p.envelope),
+        ("cqi_quantile", f"{p.cqi_quantile:g}"),
     )
     return CapacitySeries(integer_bytes(slot_bytes), slot_s, "irish5g", seconds.name, params_out)
 

@@ -56,7 +56,7 @@ class MarkovBlockageParams:
         check_range(f"{where}.mean_nlos_s", self.mean_nlos_s, 1e-3, MAX_SYNTH_S)
         check_range(f"{where}.fading_sigma_db", self.fading_sigma_db, 0.0, 30.0)
         check_range(f"{where}.fading_corr_ms", self.fading_corr_ms, 0.0, 1e6)
-        check_range(f"{where}.duration_s", self.duration_s, 0.01, MAX_SYNTH_S)
+        check_range(f"{where}.duration_s", self.duration_s, 1e-3, MAX_SYNTH_S)
 
 
 @dataclass(frozen=True)
@@ -77,7 +77,7 @@ class StepsParams:
             check_range(f"{where}.levels_mbps[{i}]", v, 0.0, 1e5)
         check_range(f"{where}.hold_s", self.hold_s, 1e-3, MAX_SYNTH_S)
         check_choice(f"{where}.order", self.order, STEP_ORDERS)
-        check_range(f"{where}.duration_s", self.duration_s, 0.01, MAX_SYNTH_S)
+        check_range(f"{where}.duration_s", self.duration_s, 1e-3, MAX_SYNTH_S)
 
 
 @dataclass(frozen=True)
@@ -98,7 +98,7 @@ class RandomWalkParams:
         check_range(f"{where}.start_mbps", self.start_mbps, self.min_mbps, self.max_mbps)
         check_range(f"{where}.sigma", self.sigma, 0.0, 10.0)
         check_range(f"{where}.step_s", self.step_s, 1e-3, MAX_SYNTH_S)
-        check_range(f"{where}.duration_s", self.duration_s, 0.01, MAX_SYNTH_S)
+        check_range(f"{where}.duration_s", self.duration_s, 1e-3, MAX_SYNTH_S)
 
 
 #: Generator name -> its parameter class.
