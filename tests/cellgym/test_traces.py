@@ -238,3 +238,22 @@ def test_a_shared_irish_csv_keeps_its_measured_seconds():
     per_s = s.bytes.reshape(-1, 1000).sum(axis=1)
     assert np.all(np.abs(per_s - sec.rate_kbps * 125) <= 1)
     assert sec.five_g.mean() > 0.9 and 50 < s.mean_mbps < 200
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "cellgym.traces.series",
+        "cellgym.traces.sources",
+        "cellgym.traces.synthetic",
+        "cellgym.traces.spec",
+        "cellgym.zeus",
+        "cellgym.reward",
+    ],
+)
+def test_docstring_examples_run(module):
+    import doctest
+    import importlib
+
+    result = doctest.testmod(importlib.import_module(module))
+    assert result.attempted > 0 and result.failed == 0
