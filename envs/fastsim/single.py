@@ -193,7 +193,7 @@ def env_step(
     """Step the cells where ``advance[b]`` with relative actions ``a[b]``; observe every cell.
 
     Actions are in [-1, 1]; one thread. Writes the agents' observations to ``obs`` (``[B, 11]``
-    float32) and the reward terms to ``terms`` (``[B, 5]``, in the order of
+    float32) and the reward terms to ``terms`` (``[B, 8]``, in the order of
     ``cellgym.reward.TERMS``); ``rate`` (``[B]``) holds the rate-mode agents' pacing rates across
     steps (0 before the first).
     """
