@@ -406,7 +406,8 @@ def zeus_summary(
     """The Zeus metrics of ``flow`` in one episode (``cellgym.zeus``; docs/zeus.md).
 
     ``utilization`` of ``series`` (the replayed trace; ``None``: the recorded capacity),
-    ``delay_inflation`` over ``base_rtt_ms`` (``None``: the flow's smallest RTT) and, beside a
+    ``delay_inflation`` over ``base_rtt_ms`` (``None``: the flow's smallest RTT), the flow's
+    ``throughput_mbps`` and ``rtt_ms`` (mean RTT: the inputs of ``harm``) and, beside a
     ``competitor`` flow (the same controller: intra; CUBIC: inter), ``fairness_short``,
     ``fairness_long`` and ``fairness_by_k``, over the steps ending after ``from_s``.
     """
@@ -426,6 +427,9 @@ def zeus_summary(
     ok = math.isfinite(base_rtt_ms) and base_rtt_ms > 0
     rtt = row[:, FLOW["rtt_mean_ms"]]
     out["delay_inflation"] = delay_inflation(rtt, base_rtt_ms, n_rtt) if ok else float("nan")
+    active_s = m.active[:, flow].sum() * m.step_s
+    out["throughput_mbps"] = float(rate_mbps(rx[:, flow].sum(), active_s)) if active_s else 0.0
+    out["rtt_ms"] = float(np.average(rtt, weights=n_rtt)) if n_rtt.sum() > 0 else float("nan")
     if competitor is not None and ok:
         pair = [flow, competitor]
         fair = zeus_fairness(rx[:, pair], m.active[:, pair], m.step_s, base_rtt_ms / 1000.0)

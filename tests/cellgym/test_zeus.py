@@ -143,6 +143,8 @@ def test_zeus_summary_of_hand_made_records():
     z = zeus_summary(rec, flow=1, competitor=0, series=series)
     assert z["utilization"] == pytest.approx(1.0)
     assert z["base_rtt_ms"] == 40.0 and z["delay_inflation"] == 1.25
+    # 5 x 3000 B over 0.1 s = 1.2 Mbit/s; mean RTT 50 ms (the inputs of harm).
+    assert (z["throughput_mbps"], z["rtt_ms"]) == pytest.approx((1.2, 50.0))
     # RTT 40 ms = 2 steps: every window holds [1000, 3000] x n -> 16 / (2 * 10) = 0.8.
     assert z["fairness_by_k"][1] == pytest.approx(0.8) and z["fairness_short"] == pytest.approx(0.8)
     assert math.isnan(z["fairness_long"])
