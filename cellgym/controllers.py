@@ -130,6 +130,15 @@ def _registry() -> dict[str, Controller]:
         code={"policy": "baselines/explicit_rate.py"},
         entry_point="baselines.explicit_rate:ExplicitRatePolicy",
     )
+    out["oracle"] = Controller(
+        name="oracle",
+        kind="policy",
+        backends=BACKENDS,
+        summary="Zeus's delayed-feedback oracle: paces at the base station's capacity, learned "
+        "one one-way delay late (best with action_mode=rate)",
+        code={"policy": "baselines/oracle.py"},
+        entry_point="baselines.oracle:DelayedOraclePolicy",
+    )
     return out
 
 

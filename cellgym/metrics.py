@@ -25,6 +25,10 @@ Keys of ``compute_metrics`` (stable: scripts and notebooks depend on them):
   and retransmitted), ``loss_events`` (entries into fast recovery or RTO), ``retx_segments`` and
   ``fct_s`` (completion time of a finite flow, ``None`` otherwise).
 
+The Zeus paper's metrics (trace utilization, delay inflation, rolling-window fairness, harm,
+scenario scores, the offline optimum) are computed on arrays in ``cellgym.zeus`` and re-exported
+here; ``zeus_summary`` applies them to an episode's records.
+
 >>> jain_index(np.array([1.0, 2.0, 3.0])) == 36 / 42
 True
 >>> percentile(np.array([1.0, np.nan, 3.0]), 50)
@@ -42,7 +46,18 @@ import numpy as np
 
 from cellgym.fields import FLOW, FLOW_FIELDS, UE, UE_FIELDS
 from cellgym.scenario import ScenarioSpec
+from cellgym.traces.series import CapacitySeries
 from cellgym.vocab import SpecError, check_choice
+from cellgym.zeus import (  # noqa: F401  (re-exported: the one metrics module)
+    delay_inflation,
+    harm,
+    offline_optimum,
+    self_harm_band,
+    trace_capacity_bytes,
+    trace_utilization,
+    zeus_fairness,
+    zeus_scores,
+)
 
 if TYPE_CHECKING:  # pandas is imported where a table is built: the env's step path needs none
     import pandas as pd
@@ -378,6 +393,50 @@ def compute_metrics(
         "mean_reward": float(rewards.mean()) if rewards.size else None,
         "flows": flow_rows,
     }
+
+
+def zeus_summary(
+    rec: EpisodeRecords,
+    flow: int,
+    competitor: int | None = None,
+    series: CapacitySeries | None = None,
+    base_rtt_ms: float | None = None,
+    from_s: float = 0.0,
+) -> dict[str, Any]:
+    """The Zeus metrics of ``flow`` in one episode (``cellgym.zeus``; docs/zeus.md).
+
+    ``utilization`` of ``series`` (the replayed trace; ``None``: the recorded capacity),
+    ``delay_inflation`` over ``base_rtt_ms`` (``None``: the flow's smallest RTT), the flow's
+    ``throughput_mbps`` and ``rtt_ms`` (mean RTT: the inputs of ``harm``) and, beside a
+    ``competitor`` flow (the same controller: intra; CUBIC: inter), ``fairness_short``,
+    ``fairness_long`` and ``fairness_by_k``, over the steps ending after ``from_s``.
+    """
+    m = measure(rec, from_s)
+    rx = m.flows[:, :, FLOW["rx_bytes"]]
+    if series is None:
+        util = utilization(m)
+    else:
+        start = float(m.times[0]) - m.step_s
+        util = trace_utilization(rx.sum(), trace_capacity_bytes(series, start, float(m.times[-1])))
+    row = m.flows[:, flow]
+    n_rtt = row[:, FLOW["rtt_samples"]]
+    if base_rtt_ms is None:
+        mins = row[:, FLOW["rtt_min_ms"]][(n_rtt > 0) & (row[:, FLOW["rtt_min_ms"]] > 0)]
+        base_rtt_ms = float(mins.min()) if mins.size else float("nan")
+    out: dict[str, Any] = {"utilization": util, "base_rtt_ms": base_rtt_ms}
+    ok = math.isfinite(base_rtt_ms) and base_rtt_ms > 0
+    rtt = row[:, FLOW["rtt_mean_ms"]]
+    out["delay_inflation"] = delay_inflation(rtt, base_rtt_ms, n_rtt) if ok else float("nan")
+    active_s = m.active[:, flow].sum() * m.step_s
+    out["throughput_mbps"] = float(rate_mbps(rx[:, flow].sum(), active_s)) if active_s else 0.0
+    out["rtt_ms"] = float(np.average(rtt, weights=n_rtt)) if n_rtt.sum() > 0 else float("nan")
+    if competitor is not None and ok:
+        pair = [flow, competitor]
+        fair = zeus_fairness(rx[:, pair], m.active[:, pair], m.step_s, base_rtt_ms / 1000.0)
+        out.update(
+            fairness_short=fair["short"], fairness_long=fair["long"], fairness_by_k=fair["by_k"]
+        )
+    return out
 
 
 def step_frame(rec: EpisodeRecords, agent_flows: Sequence[int] = ()) -> pd.DataFrame:

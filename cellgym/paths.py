@@ -25,3 +25,11 @@ def ns3_program(name: str = "cellgym-lte") -> Path:
             "(or set CELLGYM_NS3_BUILD to the CMake build directory of ns3-scenarios/)"
         )
     return path
+
+
+def traces_dir() -> Path:
+    """The shared traces folder (``$CELLGYM_TRACES`` or ``../shared/traces`` beside the repo).
+
+    The traces are data, not part of the project: they are read from there, never copied in.
+    """
+    return Path(os.environ.get("CELLGYM_TRACES", REPO_ROOT.parent / "shared" / "traces"))

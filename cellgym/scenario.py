@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from cellgym.paths import SCENARIO_CONFIGS
+from cellgym.traces.spec import check_channel_trace, check_scenario_traces, check_wired
 from cellgym.vocab import (
     CCAS,
     CELL_TYPES,
@@ -199,13 +200,24 @@ class ChannelSpec:
 
     Attributes:
         source: ``distance``: each UE's distance from the base station sets its SINR through a
-            path-loss model (ns-3: Okumura-Hata in the LTE module; fast model: its fit).
+            path-loss model (ns-3: Okumura-Hata in the LTE module; fast model: its fit); or a
+            capacity trace replayed for every UE (``docs/traces.md``): ``mahimahi`` (a
+            Mahimahi file), ``irish5g`` (an Irish 5G dataset CSV, per-slot synthesis) or
+            ``synthetic`` (a seeded generator).
         distances_m: Initial UE distances from the base station in metres (one value applies to
             all UEs).
         mobility: ``static``, or ``random`` (the XRC paper's random distance changes).
         mobility_period_s: Period of random distance changes, in seconds (0.01 to 1e6).
         min_distance_m: Lower end of random distances (about 34 Mbit/s at 50 RBs).
         max_distance_m: Upper end of random distances (about 7 Mbit/s at 50 RBs).
+        trace: Trace sources with a file: its path, or its name under the shared traces
+            folder (``mahimahi/ATT-LTE-driving.down``).
+        generator: ``synthetic`` only: ``markov_blockage``, ``steps`` or ``random_walk``.
+        params: The Irish 5G synthesis's or the generator's parameters by name (defaults in
+            ``cellgym.traces``); unknown keys are errors.
+        trace_seed: Seed of the synthesis or generator; ``None`` uses the run's seed.
+        trace_offset_s: Start the replay this far into the trace, in seconds.
+        trace_scale: Multiply the trace's capacity (0.001 to 1e4).
     """
 
     source: str = "distance"
@@ -214,6 +226,12 @@ class ChannelSpec:
     mobility_period_s: float = 2.0
     min_distance_m: float = 100.0
     max_distance_m: float = 380.0
+    trace: str = ""
+    generator: str = ""
+    params: dict[str, Any] = field(default_factory=dict)
+    trace_seed: int | None = None
+    trace_offset_s: float = 0.0
+    trace_scale: float = 1.0
 
     def __post_init__(self) -> None:
         """Validate every field."""
@@ -248,6 +266,7 @@ class ChannelSpec:
         check_range(f"{where}.mobility_period_s", self.mobility_period_s, 0.01, MAX_TIME_S)
         check_range(f"{where}.min_distance_m", self.min_distance_m, 1.0, 600.0)
         check_range(f"{where}.max_distance_m", self.max_distance_m, self.min_distance_m, 600.0)
+        check_channel_trace(self, where)
 
 
 @dataclass
@@ -361,6 +380,12 @@ class ScenarioSpec:
         server_delay_ms: One-way delay between each server and the core, in ms.
         bottleneck_mbps: Rate of an optional wired bottleneck before the core; 0 = none.
         bottleneck_buffer_pkts: Drop-tail buffer of that bottleneck, in packets.
+        bottleneck_trace: A Mahimahi trace that sets the bottleneck's rate instead (path or
+            name under the traces folder; not with ``bottleneck_mbps``).
+        buffer_bdp: Zeus buffer regime: the buffer in front of the capacity (the bottleneck's,
+            else each UE's RLC buffer) in bandwidth-delay products of the trace's mean rate and
+            the base RTT (1, 5, 10 or ``inf``, unlimited; ``cellgym.traces.resolve_buffers``);
+            ``None`` keeps the packet counts.
         active_timeout_ms: XRC agent: a flow is active while its packets arrive less than
             this apart, in ms.
         xrc_window_ttis: XRC agent: capacity averaging window, in TTIs.
@@ -377,6 +402,8 @@ class ScenarioSpec:
     server_delay_ms: float = 15.0
     bottleneck_mbps: float = 0.0
     bottleneck_buffer_pkts: int = 100
+    bottleneck_trace: str = ""
+    buffer_bdp: float | None = None
     active_timeout_ms: float = 200.0
     xrc_window_ttis: int = 40
     flows: list[FlowSpec] = field(default_factory=_default_flows)
@@ -417,6 +444,7 @@ class ScenarioSpec:
         check_range("scenario.server_delay_ms", self.server_delay_ms, 0.0, 10_000.0)
         check_range("scenario.bottleneck_mbps", self.bottleneck_mbps, 0.0, 100_000.0)
         check_range("scenario.bottleneck_buffer_pkts", self.bottleneck_buffer_pkts, 1, 1_000_000)
+        check_scenario_traces(self)
         check_range("scenario.active_timeout_ms", self.active_timeout_ms, 1.0, 100_000.0)
         check_range("scenario.xrc_window_ttis", self.xrc_window_ttis, 1, 10_000)
         if not self.flows:
@@ -524,6 +552,7 @@ class ScenarioSpec:
             seed: ns-3 ``RngRun`` (>= 1).
         """
         check_range("seed", seed, 1, 2**31 - 1)
+        check_wired(self, "ns3")
         return [
             f"--simSeed={seed}",
             f"--simTime={self.sim_time_s:g}",

@@ -113,8 +113,16 @@ def nr_frequency_range(frequency_ghz: float) -> str | None:
     return None
 
 
-#: Channel sources (``ScenarioSpec.channel.source``): distance with a path-loss model.
-CHANNEL_SOURCES: tuple[str, ...] = ("distance",)
+#: Channel sources (``ScenarioSpec.channel.source``): distance with a path-loss model, or a
+#: capacity trace (``cellgym.traces``, docs/traces.md): a Mahimahi file, an Irish 5G dataset CSV
+#: (per-slot synthesis), or a seeded synthetic generator.
+CHANNEL_SOURCES: tuple[str, ...] = ("distance", "mahimahi", "irish5g", "synthetic")
+#: The channel sources that replay a capacity series.
+TRACE_SOURCES: tuple[str, ...] = ("mahimahi", "irish5g", "synthetic")
+#: Generators of the ``synthetic`` source (``channel.generator``).
+TRACE_GENERATORS: tuple[str, ...] = ("markov_blockage", "steps", "random_walk")
+#: The Zeus paper's buffer regimes, in bandwidth-delay products (``scenario.buffer_bdp``).
+ZEUS_BUFFER_BDPS: tuple[float, ...] = (1.0, 5.0, 10.0, math.inf)
 #: Mobility of the ``distance`` channel: fixed distances, or random moves every period.
 MOBILITY_MODES: tuple[str, ...] = ("static", "random")
 

@@ -9,7 +9,7 @@ import gymnasium as gym
 import numpy as np
 
 from cellgym.fields import FLOW, SEGMENT_BYTES, UE
-from cellgym.reward import RewardSpec, reward_terms
+from cellgym.reward import RewardSpec, fairness_groups, reward_terms
 from cellgym.scenario import ScenarioSpec
 from cellgym.seeding import draw_rng_run
 from cellgym.vocab import check_range, check_type
@@ -73,6 +73,10 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
     (``cellgym.reward``): utilization = delivered / available rate of the flow's UE in the step;
     delay penalty = ``max(0, d - budget) / budget`` with ``d = max(HoL, RTT_mean - RTT_min)`` and a
     10 ms budget by default; Jain's index over the cell's active flows. ``info`` holds each term.
+    With ``reward.form="zeus"`` (presets ``zeus_realtime``, ``zeus_bulk``, ``zeus_mixed``) the
+    reward is the Zeus paper's four-term score per step, ``w_utilization * utilization +
+    w_inverse_delay * inverse_delay + w_intra_fairness * intra_jain + w_inter_fairness *
+    inter_jain`` (``docs/zeus.md``); ``info`` holds those terms under both forms.
 
     ## Starting State
     ``reset(seed=...)`` seeds ``np_random`` and draws the ns-3 ``RngRun`` of the episode from it
@@ -134,6 +138,7 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         self.timeout_s = float(timeout_s)
         self.flow = flow
         self.flow_ue = np.array([f.ue for f in self.spec_scenario.flows])
+        self.flow_group = fairness_groups([f.cca for f in self.spec_scenario.flows], flow)
         self.step_s = self.spec_scenario.step_ms / 1000.0
         self.observation_space = observation_space()
         self.action_space = action_space()
@@ -180,7 +185,13 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         else:
             raw = self._session.step(self._command(a))
             terms = reward_terms(
-                raw.flows, raw.ues, self.flow_ue, self.flow, self.step_s, self.reward_spec
+                raw.flows,
+                raw.ues,
+                self.flow_ue,
+                self.flow,
+                self.step_s,
+                self.reward_spec,
+                self.flow_group,
             )
             observation = self._observe(raw)
         self._last = raw
@@ -213,6 +224,7 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
             flow=self.flow,
             flow_ue=self.flow_ue,
             reward=self.reward_spec,
+            flow_group=self.flow_group,
         )
 
     def _command(self, a: float) -> np.ndarray:

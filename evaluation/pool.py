@@ -65,7 +65,7 @@ def run_job(job: EvalJob, policy: Predictor | None = None) -> EpisodeRecords:
     max_change = c.max_change if c.max_change is not None else job.max_change
     action_mode = c.action_mode if c.action_mode is not None else job.action_mode
     if c.kind == "baseline":
-        policy = make_baseline(c.name, spec, job.reward, max_change)
+        policy = make_baseline(c.name, spec, job.reward, max_change, action_mode)
     elif c.kind == "trained":
         cache_key = (c, job.deterministic)
         if cache_key not in _POLICY_CACHE:

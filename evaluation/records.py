@@ -23,7 +23,7 @@ from cellgym.metrics import (
     rate_mbps,
     step_frame,
 )
-from cellgym.reward import RewardSpec, reward_terms
+from cellgym.reward import RewardSpec, fairness_groups, reward_terms
 from cellgym.scenario import ScenarioSpec
 from evaluation.resolve import ControllerSpec
 
@@ -146,9 +146,10 @@ def _none_to_nan(x: Any) -> float:
 def posthoc_rewards(rec: EpisodeRecords, flow: int, reward: RewardSpec) -> None:
     """Fill a native run's rewards with the environment's reward of ``flow`` (same function)."""
     flow_ue = np.array([f.ue for f in rec.spec.flows])
+    groups = fairness_groups([f.cca for f in rec.spec.flows], flow)
     step_s = rec.spec.step_ms / 1000.0
     for i in range(1, len(rec.times)):
-        terms = reward_terms(rec.flows[i], rec.ues[i], flow_ue, flow, step_s, reward)
+        terms = reward_terms(rec.flows[i], rec.ues[i], flow_ue, flow, step_s, reward, groups)
         rec.rewards[i] = terms["reward"]
 
 

@@ -107,12 +107,18 @@ def run_policy(
     return rec
 
 
-def make_baseline(name: str, spec: ScenarioSpec, reward: RewardSpec, max_change: float) -> Any:
+def make_baseline(
+    name: str, spec: ScenarioSpec, reward: RewardSpec, max_change: float, action_mode: str = "cwnd"
+) -> Any:
     """The registry's policy ``name`` set up for ``spec``'s step and ``reward``'s delay budget."""
     from baselines import make_policy
 
     return make_policy(
-        name, max_change=max_change, step_ms=spec.step_ms, budget_ms=reward.delay_budget_ms
+        name,
+        max_change=max_change,
+        step_ms=spec.step_ms,
+        budget_ms=reward.delay_budget_ms,
+        action_mode=action_mode,
     )
 
 
@@ -149,6 +155,6 @@ def run_controller(
         entry = controllers.get(controller, backend, field_name="controller")
         if entry.kind == "native":
             return run_native(spec, controller, seed, backend, timeout_s)
-        policy = make_baseline(controller, spec, reward, max_change)
+        policy = make_baseline(controller, spec, reward, max_change, action_mode)
     env_kwargs = {"timeout_s": timeout_s, "max_change": max_change, "action_mode": action_mode}
     return run_policy(spec, policy, seed, controller, reward, backend, env_kwargs)

@@ -16,6 +16,7 @@ import numpy as np
 
 from cellgym.fields import SEGMENT_BYTES
 from cellgym.scenario import ScenarioSpec, SpecError
+from cellgym.traces import check_wired
 from envs.fastsim.codes import (
     MOBILITY_CODES,
     RECOVERY_CODES,
@@ -312,6 +313,7 @@ class FastSimParams:
             raise SpecError("fastsim.cqi_thresholds_db needs 15 values (CQI 1..15)")
         for i, f in enumerate(self.spec.flows):
             cca_code(f.cca, f"scenario.flows[{i}].cca")  # SpecError if the fast model has none
+        check_wired(self.spec, "fast")  # trace sources and buffer regimes: not read yet
         if self.spec.cell.type != "lte":
             raise SpecError(
                 f"scenario.cell.type={self.spec.cell.type!r} is not modelled by the fast backend "

@@ -72,6 +72,7 @@ class FastSession:
         flow: int,
         flow_ue: np.ndarray,
         reward: RewardSpec,
+        flow_group: np.ndarray | None = None,
     ) -> EnvStepper:
         """A one-call environment step on the running cell (for ``step_env``)."""
         return EnvStepper(
@@ -81,6 +82,7 @@ class FastSession:
             flow=flow,
             flow_ue=flow_ue,
             reward=reward,
+            flow_group=flow_group,
         )
 
     def step_env(self, stepper: EnvStepper, a: float) -> RawStep:

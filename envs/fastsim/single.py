@@ -16,7 +16,8 @@ import numpy as np
 from numba import njit, prange
 
 from cellgym.fields import FLOW, SEGMENT_BYTES, UE
-from cellgym.reward import RewardSpec
+from cellgym.reward import GROUP_CUBIC, GROUP_SAME, RewardSpec
+from cellgym.vocab import SpecError
 from envs.contract import (
     MAX_CWND_BYTES,
     MAX_RATE_MBPS,
@@ -35,8 +36,10 @@ from envs.fastsim.sim import FastCellBatch
 F_MAX_CHANGE, F_STEP_S = 0, 1
 F_W_UTIL, F_W_DELAY, F_W_FAIR, F_BUDGET, F_MAX_PENALTY = 2, 3, 4, 5, 6
 F_MIN_CWND, F_MAX_CWND, F_MIN_RATE, F_MAX_RATE = 7, 8, 9, 10
-N_FCFG = 11
-# Slots of the int64 configuration vector ``icfg``; the flows' UE indices follow from I_FLOW_UE.
+F_ZEUS, F_W_INV, F_W_INTRA, F_W_INTER = 11, 12, 13, 14
+N_FCFG = 15
+# Slots of the int64 configuration vector ``icfg``; the flows' UE indices follow from I_FLOW_UE,
+# then their fairness groups (``cellgym.reward.fairness_groups``).
 I_MODE, I_FLOW, I_TTIS, I_FLOW_UE = 0, 1, 2, 3
 MODE_CWND, MODE_RATE = 0, 1
 
@@ -137,11 +140,48 @@ def _env_cell(
             total += x
             squares += x * x
     jain = total**2 / (n_active * squares) if positive else 1.0
+    # Zeus terms (cellgym.reward.reward_terms): Delay^-1, intra- and inter-fairness.
+    base = row[_RTT_MIN] if row[_RTT_N] > 0 else 0.0
+    inverse = base / (base + delay) if base > 0 else 1.0
+    groups = I_FLOW_UE + n_flows
+    intra = _group_jain(obs_f, b, icfg, groups, flow, GROUP_SAME, False)
+    inter = _group_jain(obs_f, b, icfg, groups, flow, GROUP_CUBIC, True)
     terms[b, 0] = utilization
     terms[b, 1] = delay
     terms[b, 2] = penalty
     terms[b, 3] = jain
-    terms[b, 4] = fcfg[F_W_UTIL] * utilization - fcfg[F_W_DELAY] * penalty + fcfg[F_W_FAIR] * jain
+    if fcfg[F_ZEUS] > 0:
+        terms[b, 4] = (
+            fcfg[F_W_UTIL] * utilization
+            + fcfg[F_W_INV] * inverse
+            + fcfg[F_W_INTRA] * intra
+            + fcfg[F_W_INTER] * inter
+        )
+    else:
+        terms[b, 4] = (
+            fcfg[F_W_UTIL] * utilization - fcfg[F_W_DELAY] * penalty + fcfg[F_W_FAIR] * jain
+        )
+    terms[b, 5] = inverse
+    terms[b, 6] = intra
+    terms[b, 7] = inter
+
+
+@njit(inline="always")
+def _group_jain(obs_f, b, icfg, groups, flow, bit, with_flow):  # fmt: skip
+    """``jain_of_floats`` over the active flows in group ``bit`` (and ``flow`` if asked)."""
+    n = 0
+    positive = False
+    total = 0.0
+    squares = 0.0
+    for f in range(obs_f.shape[1]):
+        member = (icfg[groups + f] & bit) != 0 or (with_flow and f == flow)
+        if member and obs_f[b, f, _ACTIVE] > 0:
+            x = obs_f[b, f, _RX]
+            n += 1
+            positive = positive or x > 0
+            total += x
+            squares += x * x
+    return total**2 / (n * squares) if positive else 1.0
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
@@ -153,7 +193,7 @@ def env_step(
     """Step the cells where ``advance[b]`` with relative actions ``a[b]``; observe every cell.
 
     Actions are in [-1, 1]; one thread. Writes the agents' observations to ``obs`` (``[B, 11]``
-    float32) and the reward terms to ``terms`` (``[B, 5]``, in the order of
+    float32) and the reward terms to ``terms`` (``[B, 8]``, in the order of
     ``cellgym.reward.TERMS``); ``rate`` (``[B]``) holds the rate-mode agents' pacing rates across
     steps (0 before the first).
     """
@@ -197,6 +237,8 @@ class EnvStepper:
         flow: Index of the agent's flow.
         flow_ue: ``[F]`` each flow's UE.
         reward: Weights and budget.
+        flow_group: ``[F]`` fairness groups (``cellgym.reward.fairness_groups``); ``None``: no
+            peers and no CUBIC flow (only the penalty form accepts that).
     """
 
     def __init__(
@@ -208,7 +250,12 @@ class EnvStepper:
         flow: int,
         flow_ue: np.ndarray,
         reward: RewardSpec,
+        flow_group: np.ndarray | None = None,
     ) -> None:
+        if flow_group is None:
+            if reward.form == "zeus":
+                raise SpecError("reward.form='zeus' needs each flow's fairness group (flow_group)")
+            flow_group = np.zeros(len(flow_ue), dtype=np.int64)
         self.fcfg = np.zeros(N_FCFG, dtype=np.float64)
         self.fcfg[F_MAX_CHANGE] = max_change
         self.fcfg[F_STEP_S] = cells.step_ms / 1000.0
@@ -219,9 +266,14 @@ class EnvStepper:
         self.fcfg[F_MAX_PENALTY] = reward.max_delay_penalty
         self.fcfg[F_MIN_CWND], self.fcfg[F_MAX_CWND] = MIN_CWND_BYTES, MAX_CWND_BYTES
         self.fcfg[F_MIN_RATE], self.fcfg[F_MAX_RATE] = MIN_RATE_MBPS, MAX_RATE_MBPS
+        self.fcfg[F_ZEUS] = 1.0 if reward.form == "zeus" else 0.0
+        self.fcfg[F_W_INV] = reward.w_inverse_delay
+        self.fcfg[F_W_INTRA] = reward.w_intra_fairness
+        self.fcfg[F_W_INTER] = reward.w_inter_fairness
         mode = {"cwnd": MODE_CWND, "rate": MODE_RATE}[action_mode]
         flow_ues = np.asarray(flow_ue).tolist()
-        self.icfg = np.array([mode, flow, cells.step_ms, *flow_ues], dtype=np.int64)
+        groups = np.asarray(flow_group, dtype=np.int64).tolist()
+        self.icfg = np.array([mode, flow, cells.step_ms, *flow_ues, *groups], dtype=np.int64)
         batch = cells.batch
         self.a = np.zeros(batch, dtype=np.float64)
         self.advance = np.ones(batch, dtype=np.bool_)

@@ -25,7 +25,7 @@ from gymnasium.vector import AutoresetMode
 from gymnasium.vector.utils import batch_space
 
 from cellgym.fields import UE
-from cellgym.reward import RewardSpec
+from cellgym.reward import RewardSpec, fairness_groups
 from cellgym.scenario import ScenarioSpec
 from cellgym.seeding import draw_rng_run
 from cellgym.vocab import SpecError, check_range, check_type
@@ -98,6 +98,7 @@ class FastVecEnv(gym.vector.VectorEnv):
             flow=self.flow,
             flow_ue=self.flow_ue,
             reward=self.reward_spec,
+            flow_group=fairness_groups([f.cca for f in spec.flows], flow),
         )
         self._rngs: list[np.random.Generator] = [np_random()[0] for _ in range(self.num_envs)]
         self.rng_runs = np.zeros(self.num_envs, dtype=np.int64)

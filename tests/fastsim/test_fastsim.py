@@ -11,7 +11,7 @@ import pytest
 import envs  # noqa: F401  (registers CellGym/*)
 from cellgym.fields import FLOW, SEGMENT_BYTES, UE
 from cellgym.metrics import compute_metrics
-from cellgym.reward import RewardSpec, reward_terms, reward_terms_batch
+from cellgym.reward import RewardSpec, fairness_groups, reward_terms, reward_terms_batch
 from cellgym.scenario import FlowSpec, ScenarioSpec
 from envs.fastsim import FastCellBatch, FastSimParams
 from envs.fastsim.params import ip_capacity_mbps
@@ -239,9 +239,10 @@ def test_reward_terms_present_and_batch_equals_single():
     spec = RewardSpec()
     for _ in range(30):
         _, reward, _, _, info = venv.step(np.zeros((3, 1)))
-    batch = reward_terms_batch(info["flows"], info["ues"], venv.flow_ue, 1, 0.02, spec)
+    groups = fairness_groups(["cubic", "agent"], 1)
+    batch = reward_terms_batch(info["flows"], info["ues"], venv.flow_ue, 1, 0.02, spec, groups)
     for i in range(3):
-        single = reward_terms(info["flows"][i], info["ues"][i], venv.flow_ue, 1, 0.02, spec)
+        single = reward_terms(info["flows"][i], info["ues"][i], venv.flow_ue, 1, 0.02, spec, groups)
         for key, value in single.items():
             assert batch[key][i] == pytest.approx(value, abs=1e-12)
             assert info[key][i] == pytest.approx(value, abs=1e-12)
