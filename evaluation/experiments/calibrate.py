@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from cellgym.fields import UE
+from cellgym.fields import FLOW, UE
 from cellgym.metrics import EpisodeRecords
 from cellgym.paths import REPO_ROOT, ns3_program
 from cellgym.provenance import input_files, record
@@ -261,11 +261,36 @@ def run_ns3(
     return rec, False
 
 
+def flow_starts(rec: EpisodeRecords) -> list[float]:
+    """Each flow's start time in ``rec`` (s), from its first active step: that step's middle.
+
+    A flow's application starts at a seeded random offset (0-100 ms on both backends, drawn
+    from different generators); the step records (``active``) place it within one step.
+    """
+    t = np.array(rec.times)
+    active = np.stack(rec.flows)[:, :, FLOW["active"]] > 0
+    step_s = rec.spec.step_ms / 1000.0
+    out = []
+    for f, fs in enumerate(rec.spec.flows):
+        on = np.nonzero(active[:, f])[0]
+        out.append(float(t[on[0]] - step_s / 2) if on.size else float(fs.start_s))
+    return out
+
+
+def with_starts(spec: ScenarioSpec, starts_s: Sequence[float]) -> ScenarioSpec:
+    """``spec`` with each flow starting at ``starts_s`` (run with ``start_jitter_ms=0``)."""
+    flows = [
+        dataclasses.replace(f, start_s=float(s)) for f, s in zip(spec.flows, starts_s, strict=True)
+    ]
+    return dataclasses.replace(spec, flows=flows)
+
+
 def run_fast(
     spec: ScenarioSpec,
     seed: int,
     distances_m: np.ndarray | None,
     knobs: Mapping[str, Any] | None = None,
+    starts_s: Sequence[float] | None = None,
 ) -> EpisodeRecords:
     """Run ``spec`` natively on the fast backend, replaying ``[T, U]`` UE distances if given.
 
@@ -274,15 +299,20 @@ def run_fast(
 
     With a trace the cell is static apart from the replayed moves: after step ``i`` the UEs sit
     where ns-3's record of step ``i`` has them (ns-3 moves them on step boundaries, every
-    ``mobility_period_s``), so both backends see the same capacity process.
+    ``mobility_period_s``), so both backends see the same capacity process. With ``starts_s``
+    (ns-3's flow starts, ``flow_starts``) the flows start then, without the random offset.
     """
     from cellgym.seeding import rng_run_for_seed
     from envs.fastsim.params import FastSimParams
     from envs.fastsim.session import FastSession
 
     run_spec = spec if distances_m is None else spec.replace(channel={"mobility": "static"})
+    knobs = dict(knobs or {})
+    if starts_s is not None:
+        run_spec = with_starts(run_spec, starts_s)
+        knobs["start_jitter_ms"] = 0
     rec = EpisodeRecords(spec=spec, controller=spec.flows[0].cca, seed=seed)
-    params = FastSimParams.from_spec(run_spec, **dict(knobs or {}))
+    params = FastSimParams.from_spec(run_spec, **knobs)
     session = FastSession(run_spec, rng_run_for_seed(seed), params)
     raw = session.start()
     rec.append(raw.t, raw.flows, raw.ues)
@@ -309,14 +339,18 @@ def _run(job: Job) -> tuple[Job, dict[str, dict[str, Any]], dict[str, float]]:
     trace = None
     if job.replay and job.spec.channel.mobility != "static":
         trace = np.stack(ns3.ues)[:, :, UE["distance_m"]]
+    starts = flow_starts(ns3) if job.replay and len(job.spec.flows) > 1 else None
     if driver is None:
-        fast = run_fast(job.spec, job.seed, trace, job.fast_knobs)
+        fast = run_fast(job.spec, job.seed, trace, job.fast_knobs, starts)
     else:
         fast = drive(job.spec, driver, job.seed, "fast", trace, job.fast_knobs)
     t2 = time.perf_counter()
+    fast_metrics = run_metrics(fast)
+    if starts is not None:
+        fast_metrics["replayed_starts_s"] = starts
     return (
         job,
-        {"ns3": run_metrics(ns3), "fast": run_metrics(fast)},
+        {"ns3": run_metrics(ns3), "fast": fast_metrics},
         {"ns3": t1 - t0, "fast": t2 - t1, "ns3_cached": float(cached)},
     )
 

@@ -146,3 +146,19 @@ def test_fast_param_overrides_are_typed_and_bad_ones_named():
     # A value out of the model's range fails before any run, naming the knob.
     with pytest.raises(SystemExit):
         calibrate.main(["--quick", "--scenarios", "static_cubic", "--fast-param", "ul_grant_ms=99"])
+
+
+def test_flow_starts_come_from_the_first_active_step_and_are_replayed():
+    spec = calibrate.scenario("share2_cubic", 3.0)
+    rec = calibrate.EpisodeRecords(spec=spec, controller="cubic", seed=1)
+    for i in range(20):
+        flows = np.zeros((2, len(FLOW)))
+        flows[0, FLOW["active"]] = 1.0 if i >= 6 else 0.0  # active from the step ending at 0.12 s
+        flows[1, FLOW["active"]] = 1.0 if i >= 9 else 0.0  # ... at 0.18 s
+        rec.append(0.02 * i, flows, np.zeros((1, len(UE))))
+    starts = calibrate.flow_starts(rec)
+    assert starts == pytest.approx([0.11, 0.17])
+    fast = calibrate.run_fast(spec, 1, None, None, starts)
+    active = np.stack(fast.flows)[:, :, FLOW["active"]] > 0
+    first = [int(np.argmax(active[:, f])) for f in range(2)]
+    assert first == [6, 9]  # 110 ms lies in the step ending at 120 ms, 170 ms in that at 180 ms

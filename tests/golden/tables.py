@@ -51,8 +51,13 @@ def calibration_runs() -> list[dict]:
     return [r for r in data["runs"] if r["backend"] == "fast" and r["scenario"] in static]
 
 
-def fast_calibration_metrics(scenario: str, seed: int, sim_time_s: float) -> dict:
-    """Rerun one calibration scenario on the fast backend; its per-run metrics."""
+def fast_calibration_metrics(
+    scenario: str, seed: int, sim_time_s: float, starts_s: list[float] | None = None
+) -> dict:
+    """Rerun one calibration scenario on the fast backend; its per-run metrics.
+
+    ``starts_s``: the flow starts the committed run replayed from ns-3 (``replayed_starts_s``).
+    """
     from cellgym.scenario import load_scenario
     from evaluation.experiments import calibrate
     from evaluation.experiments.calibration_drivers import DRIVERS, drive
@@ -60,4 +65,4 @@ def fast_calibration_metrics(scenario: str, seed: int, sim_time_s: float) -> dic
     spec = load_scenario(f"calibration/{scenario}", sim_time_s=sim_time_s)
     if scenario in DRIVERS:
         return calibrate.run_metrics(drive(spec, DRIVERS[scenario], seed, "fast"))
-    return calibrate.run_metrics(calibrate.run_fast(spec, seed, None))
+    return calibrate.run_metrics(calibrate.run_fast(spec, seed, None, None, starts_s))
