@@ -23,8 +23,9 @@ model's per-seed pass rate is not below ns-3's own: the share of ordered pairs o
 different seeds (i, j), i != j, that meet the same targets with run i in the place of the fast
 run (the noise floor). The two backends share no random streams, so a same-seed pair is two
 independent draws; a pass rate at the noise floor is as close as two ns-3 runs get. In rows with
-random mobility the fast run replays ns-3's distance trace of the same seed, while two ns-3 seeds
-differ in their traces too, so there the noise floor is looser than the same-seed comparison.
+random mobility (or several flows) the fast run replays ns-3's distance trace (flow start times)
+of the same seed, while two ns-3 seeds differ in those too, so there the noise floor is looser
+than the same-seed comparison.
 """
 
 from __future__ import annotations
