@@ -189,6 +189,8 @@ def judge(row: dict[str, Any], pairs: Sequence[dict[str, dict[str, Any]]],
         reasons.append("means miss " + ", ".join(row["means_missed"]))
     if enough:
         reasons.append(seeds)
+    elif not row["ns3_pairs"]:
+        reasons.append(f"{seeds} (one seed: no noise floor)")
     elif at_floor:
         reasons.append(f"{seeds} ({_pct(row['seeds_within'], n)}) >= ns-3's {floor_txt}")
     else:

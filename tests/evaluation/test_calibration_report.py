@@ -89,6 +89,10 @@ def test_per_seed_verdict_eight_of_nine_or_the_noise_floor():
     assert row["ok"] and "4 of 9 seeds (44 %) >= ns-3's 44 %" in row["reason"]
     row = _row_with(3, spread)
     assert not row["ok"]
+    # One seed: no pairs of ns-3 runs, so only the seed itself counts.
+    row = {"means_ok": True, "means_missed": []}
+    cr.judge(row, [{"ns3": _run(), "fast": _run(utilization=0.5)}], cr.TARGETS[:4])
+    assert not row["ok"] and row["reason"] == "0 of 1 seeds (one seed: no noise floor)"
     # Means that miss decide alone, whatever the seeds.
     pairs = [{"ns3": _run(), "fast": _run()} for _ in range(9)]
     row = {"means_ok": False, "means_missed": ["Jain"]}
