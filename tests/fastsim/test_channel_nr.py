@@ -1,4 +1,4 @@
-"""The NR channel (``envs/fastsim/channel_nr.py``): TR 38.901 path loss, LOS, shadowing, blockage."""
+"""The NR channel (``channel_nr.py``): TR 38.901 path loss, LOS, shadowing, FR2 blockage."""
 
 from __future__ import annotations
 
