@@ -208,12 +208,13 @@ def step_cell(
         _move_ues(b, t, p, cqi_tab, cs, rng, ue)
         # 2-3. MAC and delivery per slot, eNB arrivals after the first slot; the agent's
         # capacity after each slot.
-        for s in range(spm):
-            slot = t * spm + s
-            _mac(b, t, slot, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng)
-            if s == 0:
-                _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost)
-            _agent_slot(b, t, slot, p, fc, fi, ue, capr, tbs)
+        slot = t * spm
+        _mac(b, t, slot, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng)
+        _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost)
+        _agent_slot(b, t, slot, p, fc, fi, ue, capr, tbs)
+        for s in range(1, spm):
+            _mac(b, t, slot + s, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng)
+            _agent_slot(b, t, slot + s, p, fc, fi, ue, capr, tbs)
         # 4. Receivers: delayed-ACK timeout, then their state by time (the uplink).
         _uplink_tti(b, t, p, fc, fi, ui, rcv)
         # 5. The XRC agent: HoL and the feedback of the tick.

@@ -107,14 +107,16 @@ def _mac(b, t, slot, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng):
     bler = p[P_HARQ_BLER]
     tau = p[P_PF_TAU_TTIS]
     avail = usable
+    harq = bler > 0  # without first-transmission failures nothing is held or retransmitted
     for u in range(nu):
         ue[b, u, U_NEW_TTI] = 0.0
         ue[b, u, U_RBS_TTI] = 0.0
-        ue[b, u, U_RETX_TTI] = 0.0
-        if ui[b, u, UI_HELD] > 0:
-            _release(b, u, t, slot, p, fc, fi, fx, ui, rlc, lost)
-        if ue[b, u, U_HARQ] > 0:
-            avail -= int(_harq_due(b, u, slot, avail, p, ue))
+        if harq:
+            ue[b, u, U_RETX_TTI] = 0.0
+            if ui[b, u, UI_HELD] > 0:
+                _release(b, u, t, slot, p, fc, fi, fx, ui, rlc, lost)
+            if ue[b, u, U_HARQ] > 0:
+                avail -= int(_harq_due(b, u, slot, avail, p, ue))
     if p[P_SCHEDULER] == SCHEDULER_PF:
         best = -1
         best_metric = -1.0
@@ -150,12 +152,12 @@ def _mac(b, t, slot, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng):
     for u in range(nu):
         rbs = int(ue[b, u, U_RBS_TTI])
         sent = 0.0
-        if rbs > 0 and ue[b, u, U_RETX_TTI] <= 0:
+        if rbs > 0 and not (harq and ue[b, u, U_RETX_TTI] > 0):
             mcs = int(ue[b, u, U_MCS])
             tb = tbs[mcs, rbs]
             rel = float(slot)
             air_lost = False
-            if bler > 0 and _rand(rng, b) < bler:
+            if harq and _rand(rng, b) < bler:
                 rel, air_lost = _harq_new_tb(b, u, slot, rbs, p, ue, rng)
             ue[b, u, U_NEW_TTI] = tb
             ue[b, u, U_LAST_MCS] = mcs

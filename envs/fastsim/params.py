@@ -172,7 +172,8 @@ class FastSimParams:
             (the model before; see docs/calibration/README.md for both tables).
         harq_bler: Probability that a new transport block fails and a HARQ retransmission takes
             the UE's next allocation (0: no fading, as in ns-3's static Okumura-Hata cell).
-        scheduler: ``pf`` (proportional fair, ns-3's ``PfFfMacScheduler``) or ``rr``.
+        scheduler: LTE: ``pf`` (proportional fair, ns-3's ``PfFfMacScheduler``) or ``rr`` (an NR
+            cell uses the scenario's ``cell.scheduler``).
         delack_count: Segments per delayed ACK (ns-3 ``TcpSocket::DelAckCount``).
         delack_timeout_ms: Delayed-ACK timeout, in ms.
         min_rto_ms: Minimum retransmission timeout, in ms (ns-3: 1 s).

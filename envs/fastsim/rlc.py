@@ -144,6 +144,7 @@ def _serve(b, u, tb_bytes, t, slot, rel, airlost, p, fc, fi, fx, ue, ui, rlc, lo
     q = rlc.shape[2]
     budget = tb_bytes - p[P_TB_OVERHEAD_BYTES]
     pdu = p[P_PDU_BYTES]
+    decoded = rel <= slot and not airlost
     first = True
     while budget > 0 and ui[b, u, UI_RLC_LEN] > ui[b, u, UI_HELD]:
         if not first:
@@ -154,7 +155,7 @@ def _serve(b, u, tb_bytes, t, slot, rel, airlost, p, fc, fi, fx, ue, ui, rlc, lo
         rem = ue[b, u, U_HEAD_REM]
         if rem <= budget:
             budget -= rem
-            if ui[b, u, UI_HELD] == 0 and rel <= slot and not airlost:
+            if decoded and ui[b, u, UI_HELD] == 0:
                 h = ui[b, u, UI_RLC_HEAD]
                 f = rlc[b, u, h, R_FLOW]
                 _receive(

@@ -103,7 +103,9 @@ def _agent_end_tti(b, t, p, fc, fi, ue, ui, rlc, fbr):
     for u in range(ue.shape[1]):
         ue[b, u, U_O_TTIS] += 1.0
         if ui[b, u, UI_RLC_LEN] > ui[b, u, UI_HELD]:
-            h = (ui[b, u, UI_RLC_HEAD] + ui[b, u, UI_HELD]) % q
+            h = ui[b, u, UI_RLC_HEAD] + ui[b, u, UI_HELD]
+            if h >= q:
+                h -= q
             hol = float(t - rlc[b, u, h, R_ARR])
         else:
             hol = 0.0
