@@ -9,11 +9,12 @@ import pytest
 import envs  # noqa: F401  (registers CellGym/*)
 from cellgym.fields import FLOW, UE
 from cellgym.metrics import compute_metrics
+from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec
 from envs.fastsim import FastCellBatch, FastSimParams
 from envs.fastsim.vector_env import make_fast_vec_env
 from envs.session import open_session
-from evaluation.rollouts import run_native
+from evaluation.rollouts import run_controller, run_native
 
 NR = {"type": "nr"}
 
@@ -93,6 +94,15 @@ def test_xrc_keeps_hol_low_on_nr():
     assert xrc["utilization"] > 0.8
     assert xrc["hol_delay_ms"]["p90"] < 10.0
     assert xrc["hol_delay_ms"]["p90"] < 0.5 * cubic["hol_delay_ms"]["p90"]
+
+
+@pytest.mark.parametrize("controller", ["xrc_policy", "explicit_rate"])
+def test_xrc_policy_and_explicit_rate_drive_an_nr_flow(controller):
+    spec = nr_spec({"los": "los"}, sim_time_s=4.0)
+    rec = run_controller(spec, controller, 3, RewardSpec(), backend="fast")
+    m = compute_metrics(rec, from_s=1.0)
+    assert m["utilization"] > 0.8
+    assert m["hol_delay_ms"]["p90"] < 20.0
 
 
 def top_rate_mbps(cell: dict) -> float:
