@@ -18,7 +18,8 @@ Scenario: one UE at 100 m, 50 RBs, one bulk flow driven by the agent (``CellGym/
   one UE), for 1 and 64 cells of the bare kernel;
 - NR cells (``cell.type: nr``) beside the LTE cell of the same run: ``gym.make`` single env and
   bare kernel, 20 MHz at 30 kHz (2 slots per ms) and 100 MHz at 120 kHz in FR2 (8 slots per ms),
-  each with its ratio to the LTE figure (``--nr-only`` runs just this comparison).
+  each with its ratio to the LTE figure, medians of 3 alternating rounds (``--nr-only`` runs
+  just this comparison).
 
 Every figure is from this one run; ratios are against the ns-3 figure of the same run.
 """
@@ -179,23 +180,33 @@ def main() -> None:
     bench_nr(args.seconds)
 
 
-def bench_nr(seconds: float) -> None:
-    """NR cells beside the LTE cell, same scenario otherwise: steps/s and the ratio to LTE."""
-    print("\nNR cells (one agent flow at 100 m; ratio to the LTE cell of this run):")
-    lte_single = bench_fast_single(seconds)
-    lte_spec = ScenarioSpec(name="bench", sim_time_s=LONG_S, flows=[FlowSpec(cca="agent")])
-    lte_k1, lte_k64 = (bench_kernel(lte_spec, b, seconds) for b in (1, 64))
+def bench_nr(seconds: float, rounds: int = 3) -> None:
+    """NR cells beside the LTE cell, same scenario otherwise: steps/s and the ratio to LTE.
+
+    The cells are measured in turn, ``rounds`` times, and each figure is the median of its
+    rounds: on a shared machine the load drifts between measurements.
+    """
+    print("\nNR cells (one agent flow at 100 m; medians of alternating rounds; ratio to LTE):")
+    cells = (("LTE 50 RBs", None), *NR_CELLS)
+    runs: dict[str, list[tuple[float, float, float]]] = {label: [] for label, _ in cells}
+    for _ in range(rounds):
+        for label, cell in cells:
+            data = {"name": "bench", "sim_time_s": LONG_S, "flows": [{"cca": "agent"}]}
+            if cell is not None:
+                data["cell"] = cell
+            spec = ScenarioSpec.from_config(data)
+            single = bench_fast_single(seconds, cell=cell)
+            k1, k64 = (bench_kernel(spec, b, seconds) for b in (1, 64))
+            runs[label].append((single, k1, k64))
+    med = {label: np.median(np.array(r), axis=0) for label, r in runs.items()}
+    lte = med["LTE 50 RBs"]
     print(f"{'cell':<24}{'gym.make single':>18}{'kernel 1 cell':>16}{'kernel 64 cells':>18}")
-    print(f"{'LTE 50 RBs':<24}{lte_single:>18,.0f}{lte_k1:>16,.0f}{lte_k64:>18,.0f}", flush=True)
-    for label, cell in NR_CELLS:
-        spec = ScenarioSpec.from_config(
-            {"name": "bench", "sim_time_s": LONG_S, "cell": cell, "flows": [{"cca": "agent"}]}
-        )
-        single = bench_fast_single(seconds, cell=cell)
-        k1, k64 = (bench_kernel(spec, b, seconds) for b in (1, 64))
-        print(f"{label:<24}{single:>18,.0f}{k1:>16,.0f}{k64:>18,.0f}")
-        x1, x2, x3 = single / lte_single, k1 / lte_k1, k64 / lte_k64
-        print(f"{'  x LTE':<24}{x1:>18.2f}{x2:>16.2f}{x3:>18.2f}", flush=True)
+    for label, _ in cells:
+        m = med[label]
+        print(f"{label:<24}{m[0]:>18,.0f}{m[1]:>16,.0f}{m[2]:>18,.0f}")
+        if label != "LTE 50 RBs":
+            x = m / lte
+            print(f"{'  x LTE':<24}{x[0]:>18.2f}{x[1]:>16.2f}{x[2]:>18.2f}", flush=True)
 
 
 if __name__ == "__main__":
