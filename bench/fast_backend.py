@@ -15,7 +15,11 @@ Scenario: one UE at 100 m, 50 RBs, one bulk flow driven by the agent (``CellGym/
   thread by default on a machine with fewer than 4 numba threads; once more for 64 and 1024 cells
   with numba threads over cells, ``parallel=True``);
 - how cost grows with UEs per cell (one CUBIC flow per UE) and flows per cell (CUBIC flows on
-  one UE), for 1 and 64 cells of the bare kernel.
+  one UE), for 1 and 64 cells of the bare kernel;
+- NR cells (``cell.type: nr``) beside the LTE cell of the same run: ``gym.make`` single env and
+  bare kernel, 20 MHz at 30 kHz (2 slots per ms) and 100 MHz at 120 kHz in FR2 (8 slots per ms),
+  each with its ratio to the LTE figure, medians of 3 alternating rounds (``--nr-only`` runs
+  just this comparison).
 
 Every figure is from this one run; ratios are against the ns-3 figure of the same run.
 """
@@ -75,16 +79,24 @@ def bench_ns3(sim_time_s: float) -> tuple[float, float]:
         env.close()
 
 
-def bench_fast_single(seconds: float, fused: bool = True) -> float:
+#: The NR cells of the comparison: (label, ``cell`` section).
+NR_CELLS: tuple[tuple[str, dict], ...] = (
+    ("NR 20 MHz mu=1", {"type": "nr", "numerology": 1, "bandwidth_mhz": 20.0}),
+    ("NR FR2 100 MHz mu=3", {"type": "nr", "numerology": 3, "bandwidth_mhz": 100.0,
+                             "frequency_ghz": 28.0}),
+)  # fmt: skip
+
+
+def bench_fast_single(seconds: float, fused: bool = True, cell: dict | None = None) -> float:
     """Steps/s of one fast environment made through ``gym.make``.
 
-    ``fused=False`` times the Python path of the same step (``LteCellEnv.fused_step``).
+    ``fused=False`` times the Python path of the same step (``LteCellEnv.fused_step``);
+    ``cell``: the scenario's cell section (default: the LTE cell).
     """
-    env = gym.make(
-        "CellGym/LteSingleFlow-v0",
-        backend="fast",
-        scenario={"name": "single_flow", "sim_time_s": LONG_S, "flows": [{"cca": "agent"}]},
-    )
+    scenario = {"name": "single_flow", "sim_time_s": LONG_S, "flows": [{"cca": "agent"}]}
+    if cell is not None:
+        scenario["cell"] = cell
+    env = gym.make("CellGym/LteSingleFlow-v0", backend="fast", scenario=scenario)
     env.unwrapped.fused_step = fused  # type: ignore[attr-defined]
     env.reset(seed=1)
     action = np.zeros(1, dtype=np.float32)
@@ -120,12 +132,16 @@ def main() -> None:
     ap.add_argument("--ns3-sim-time", type=float, default=5.0, help="simulated s of the ns-3 run")
     ap.add_argument("--seconds", type=float, default=3.0, help="wall s per fast measurement")
     ap.add_argument("--skip-ns3", action="store_true", help="no ns-3 run (no ratios)")
+    ap.add_argument("--nr-only", action="store_true", help="only the NR vs LTE comparison")
     args = ap.parse_args()
     if not 1.0 <= args.ns3_sim_time <= 600.0:
         ap.error(f"--ns3-sim-time={args.ns3_sim_time}: allowed [1, 600]")
     if not 0.1 <= args.seconds <= 600.0:
         ap.error(f"--seconds={args.seconds}: allowed [0.1, 600]")
 
+    if args.nr_only:
+        bench_nr(args.seconds)
+        return
     ns3 = None
     if not args.skip_ns3:
         ns3, reset_s = bench_ns3(args.ns3_sim_time)
@@ -161,6 +177,36 @@ def main() -> None:
         )
         r1, r64 = (bench_kernel(spec, b, args.seconds / 2) for b in (1, 64))
         print(f"1 UE x {n_flows} flows{'':<10}{r1:>14,.0f}{r64:>14,.0f}", flush=True)
+    bench_nr(args.seconds)
+
+
+def bench_nr(seconds: float, rounds: int = 3) -> None:
+    """NR cells beside the LTE cell, same scenario otherwise: steps/s and the ratio to LTE.
+
+    The cells are measured in turn, ``rounds`` times, and each figure is the median of its
+    rounds: on a shared machine the load drifts between measurements.
+    """
+    print("\nNR cells (one agent flow at 100 m; medians of alternating rounds; ratio to LTE):")
+    cells = (("LTE 50 RBs", None), *NR_CELLS)
+    runs: dict[str, list[tuple[float, float, float]]] = {label: [] for label, _ in cells}
+    for _ in range(rounds):
+        for label, cell in cells:
+            data = {"name": "bench", "sim_time_s": LONG_S, "flows": [{"cca": "agent"}]}
+            if cell is not None:
+                data["cell"] = cell
+            spec = ScenarioSpec.from_config(data)
+            single = bench_fast_single(seconds, cell=cell)
+            k1, k64 = (bench_kernel(spec, b, seconds) for b in (1, 64))
+            runs[label].append((single, k1, k64))
+    med = {label: np.median(np.array(r), axis=0) for label, r in runs.items()}
+    lte = med["LTE 50 RBs"]
+    print(f"{'cell':<24}{'gym.make single':>18}{'kernel 1 cell':>16}{'kernel 64 cells':>18}")
+    for label, _ in cells:
+        m = med[label]
+        print(f"{label:<24}{m[0]:>18,.0f}{m[1]:>16,.0f}{m[2]:>18,.0f}")
+        if label != "LTE 50 RBs":
+            x = m / lte
+            print(f"{'  x LTE':<24}{x[0]:>18.2f}{x[1]:>16.2f}{x[2]:>18.2f}", flush=True)
 
 
 if __name__ == "__main__":

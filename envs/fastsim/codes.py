@@ -23,7 +23,14 @@ and its ``fast_model`` in the registry.
 from __future__ import annotations
 
 from cellgym.controllers import CONTROLLERS
-from cellgym.vocab import AGENT_CCA, MOBILITY_MODES, TRAFFIC_TYPES, SpecError
+from cellgym.vocab import (
+    AGENT_CCA,
+    MOBILITY_MODES,
+    NR_LOS_CONDITIONS,
+    NR_PROPAGATION_SCENARIOS,
+    TRAFFIC_TYPES,
+    SpecError,
+)
 
 # -- sender models (``FC_CCA``), one module each in ``senders/`` --------------------------------
 CCA_NEWRENO = 0
@@ -70,6 +77,22 @@ MOBILITY_RANDOM = 1  # a new random distance every ``mobility_period_s``
 #: ``ScenarioSpec.channel.mobility`` -> code (``P_MOBILITY``).
 MOBILITY_CODES: dict[str, int] = {"static": MOBILITY_STATIC, "random": MOBILITY_RANDOM}
 assert set(MOBILITY_CODES) == set(MOBILITY_MODES)
+PROP_UMI = 0  # TR 38.901 urban micro, street canyon
+PROP_UMA = 1  # urban macro
+PROP_RMA = 2  # rural macro
+#: ``ScenarioSpec.cell.propagation`` -> code (``P_NR_SCENARIO``).
+PROPAGATION_CODES: dict[str, int] = {"umi": PROP_UMI, "uma": PROP_UMA, "rma": PROP_RMA}
+assert set(PROPAGATION_CODES) == set(NR_PROPAGATION_SCENARIOS)
+LOS_PROBABILISTIC = 0  # TR 38.901's distance-dependent LOS probability, drawn as the UE moves
+LOS_ALWAYS = 1
+LOS_NEVER = 2
+#: ``ScenarioSpec.cell.los`` -> code (``P_NR_LOS_MODE``).
+LOS_CODES: dict[str, int] = {
+    "probabilistic": LOS_PROBABILISTIC,
+    "los": LOS_ALWAYS,
+    "nlos": LOS_NEVER,
+}
+assert set(LOS_CODES) == set(NR_LOS_CONDITIONS)
 
 # -- a sender's congestion state (``I_CSTATE``) -------------------------------------------------
 ST_OPEN = 0

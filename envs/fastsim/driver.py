@@ -1,25 +1,29 @@
-"""The driver: a step of a cell (TTI by TTI, the model's parts in order), batches, resets.
+"""The driver: a step of a cell (1 ms tick by tick, the model's parts in order), batches, resets.
 
-Per TTI and cell, in this order (``step_cell``):
+The shared clock ticks in ms (TCP, applications, the uplink, RLC arrivals); the MAC runs per
+scheduling slot, ``P_SLOTS_PER_MS`` per tick (LTE: one 1 ms TTI; NR: 2**numerology slots).
+Per tick and cell, in this order (``step_cell``):
 
 1. Mobility (``channel``): every ``mobility_period_s`` each UE draws a distance (``random``
-   mobility); the MCS follows from Okumura-Hata SINR through the calibrated CQI thresholds.
-2. MAC (``mac``): proportional fair gives the TTI's resource blocks to one backlogged UE (ns-3's
-   ``PfFfMacScheduler`` picks one UE per RBG with equal metrics: all RBGs), round robin splits
-   them; a HARQ retransmission takes an allocation without new data. The transport block drains
-   the RLC buffer byte-wise (segmentation, ``rlc``), completed packets reach the UE's TCP
-   receiver (``receiver``).
-3. Arrivals at the eNB (``rlc``): segments sent ``server_delay_ms + delay_ms`` earlier enter
-   their UE's RLC buffer (packets with their arrival time, interleaved across flows); a packet
-   that does not fit is dropped (tail drop at ``rlc_buffer_pkts * 1500`` bytes of PDCP PDUs).
+   mobility); the MCS follows from the SINR (LTE: Okumura-Hata through the calibrated CQI
+   thresholds; NR: TR 38.901 with LOS state, shadowing and FR2 blockage, ``channel_nr``).
+2. MAC (``mac``), per slot: proportional fair gives the slot's resource blocks to one backlogged
+   UE (ns-3's ``PfFfMacScheduler`` picks one UE per RBG with equal metrics: all RBGs), round
+   robin splits them; HARQ retransmissions due take their RBs first, without new data. The
+   transport block drains the RLC buffer byte-wise (segmentation, ``rlc``), completed packets
+   reach the UE's TCP receiver (``receiver``) when the block is decoded, in order.
+3. Arrivals at the eNB (``rlc``), after the tick's first slot: segments sent ``server_delay_ms +
+   delay_ms`` earlier enter their UE's RLC buffer (packets with their arrival time, interleaved
+   across flows); a packet that does not fit is dropped (tail drop at ``rlc_buffer_pkts * 1500``
+   bytes of PDCP PDUs).
 4. Receiver and uplink (``receiver``): cumulative and selective ACK state, delayed ACKs (every
    second in-order segment, immediately on a hole), written into a ring by time; the sender
    reads it after the ACK path's delay (air + core + server link), so ACK clocking follows the
    propagation delays.
 5. XRC agent (``enb_agents/xrc.py``): per UE the capacity of new transport blocks plus its
-   share of idle RBs over the last ``xrc_window_ttis`` TTIs; C_i = C / active flows; HoL = now -
-   arrival of the RLC head packet. Rate and HoL are stored by time and reach the sender after
-   the uplink core delay.
+   share of idle RBs over the last ``xrc_window_ttis`` slots (after each slot); C_i = C /
+   active flows; HoL = now - arrival of the RLC head packet. Rate and HoL are stored by time
+   and reach the sender after the uplink core delay.
 6. Senders (``senders/``): ACK processing (RTT, loss detection at 3 segments above a hole, fast
    recovery, RTO), window growth (NewReno, CUBIC with HyStart, a BBR model, XRC, agent; the
    model's hooks in ``senders/dispatch.py``), then retransmissions and new segments within the
@@ -34,9 +38,9 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from envs.fastsim.channel import _mcs_of, _move_ues
+from envs.fastsim.channel import _move_ues, _place_ue
 from envs.fastsim.codes import NO_RTT, RECOVERY_NS3_PRR, SSTHRESH_INF, TRAFFIC_SHORT, UPLINK_BSR
-from envs.fastsim.enb_agents.xrc import _agent_end_tti, _flow_rate_mbps
+from envs.fastsim.enb_agents.xrc import _agent_end_tti, _agent_slot, _flow_rate_mbps
 from envs.fastsim.loss_record import _pipe
 from envs.fastsim.mac import _mac
 from envs.fastsim.params import (
@@ -55,6 +59,7 @@ from envs.fastsim.params import (
     P_PDU_BYTES,
     P_RECOVERY,
     P_SEG_BYTES,
+    P_SLOTS_PER_MS,
     P_START_JITTER_MS,
     P_UL_GRANT_MS,
     P_UPLINK,
@@ -84,7 +89,6 @@ from envs.fastsim.state import (
     U_HEAD_REM,
     U_HOL,
     U_LAST_MCS,
-    U_MCS,
     U_O_CAP,
     U_O_DROPS,
     U_O_HOLMAX,
@@ -146,8 +150,7 @@ def reset_cell(
     seg = p[P_SEG_BYTES]
     for u in range(ue.shape[1]):
         ue[b, u, :] = 0.0
-        ue[b, u, U_DIST] = dist0[u]
-        ue[b, u, U_MCS] = _mcs_of(dist0[u], p, cqi_tab)
+        _place_ue(b, u, dist0[u], True, p, cqi_tab, ue, rng)
         ue[b, u, U_LAST_MCS] = -1.0
         ue[b, u, U_PF_AVG] = 1.0
         ue[b, u, U_HEAD_REM] = p[P_PDU_BYTES]
@@ -192,9 +195,10 @@ def step_cell(
     b, n_ttis, p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
     lost, obs_f, obs_u, act,
 ):  # fmt: skip
-    """Advance cell ``b`` by ``n_ttis`` TTIs and write its step observation."""
+    """Advance cell ``b`` by ``n_ttis`` 1 ms ticks and write its step observation."""
     nf = fi.shape[1]
     seg = p[P_SEG_BYTES]
+    spm = int(p[P_SLOTS_PER_MS])
     # Agent commands (absolute window and pacing), applied at the step boundary.
     for f in range(nf):
         _on_step(int(fc[f, FC_CCA]), b, f, fi, fx, act, seg)
@@ -202,13 +206,19 @@ def step_cell(
         t = cs[b, CS_T_MS]
         # 1. Mobility.
         _move_ues(b, t, p, cqi_tab, cs, rng, ue)
-        # 2-3. eNB arrivals, MAC and delivery.
-        _mac(b, t, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng)
+        # 2-3. MAC and delivery per slot, eNB arrivals after the first slot; the agent's
+        # capacity after each slot.
+        slot = t * spm
+        _mac(b, t, slot, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng)
         _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost)
+        _agent_slot(b, t, slot, p, fc, fi, ue, capr, tbs)
+        for s in range(1, spm):
+            _mac(b, t, slot + s, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng)
+            _agent_slot(b, t, slot + s, p, fc, fi, ue, capr, tbs)
         # 4. Receivers: delayed-ACK timeout, then their state by time (the uplink).
         _uplink_tti(b, t, p, fc, fi, ui, rcv)
-        # 5. The XRC agent.
-        _agent_end_tti(b, t, p, fc, fi, ue, ui, rlc, capr, fbr, tbs)
+        # 5. The XRC agent: HoL and the feedback of the tick.
+        _agent_end_tti(b, t, p, fc, fi, ue, ui, rlc, fbr)
         # 6. Senders.
         for f in range(nf):
             cca = int(fc[f, FC_CCA])

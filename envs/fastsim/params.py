@@ -17,15 +17,27 @@ import numpy as np
 from cellgym.fields import SEGMENT_BYTES
 from cellgym.scenario import ScenarioSpec, SpecError
 from cellgym.traces import check_wired
+from envs.fastsim import nr
 from envs.fastsim.codes import (
+    LOS_CODES,
     MOBILITY_CODES,
+    PROPAGATION_CODES,
     RECOVERY_CODES,
     SCHEDULER_CODES,
     TRAFFIC_CODES,
     UPLINK_CODES,
     cca_code,
 )
-from envs.fastsim.tables import MCS_TO_ITBS_DL, TBS_BITS
+from envs.fastsim.lte import (
+    CQI_SINR_THRESHOLDS_DB,
+    MCS_FOR_CQI,
+    PDCP_PDU_BYTES,
+    rbg_size,
+    sinr_db,
+    tbs_bytes,
+    usable_rbs,
+)
+from envs.fastsim.tables_nr import H_UT_M, SCENARIO_TABLE
 
 #: MAC schedulers (``FastSimParams.scheduler``; codes in ``codes.SCHEDULER_CODES``).
 SCHEDULERS: tuple[str, ...] = tuple(SCHEDULER_CODES)
@@ -35,25 +47,6 @@ RECOVERY_MODELS: tuple[str, ...] = tuple(RECOVERY_CODES)
 UPLINK_MODELS: tuple[str, ...] = tuple(UPLINK_CODES)
 #: Longest ``FastSimParams.ul_grant_ms`` (the UE's report history is one int64 bit mask).
 MAX_UL_GRANT_MS = 62
-
-#: IP packet of one full segment: 1448 B payload + 32 B TCP (with timestamps) + 20 B IPv4.
-IP_PACKET_BYTES = 1500
-#: PDCP PDU in the RLC buffer: the IP packet plus a 2-byte PDCP header (ns-3 counts PDU sizes).
-PDCP_PDU_BYTES = 1502
-
-#: Spectral efficiency by CQI (3GPP R1-081483, as ns-3's ``LteAmc``); only for reference.
-SPECTRAL_EFFICIENCY_FOR_CQI: tuple[float, ...] = (
-    0.0, 0.15, 0.23, 0.38, 0.6, 0.88, 1.18, 1.48, 1.91, 2.41, 2.73, 3.32, 3.9, 4.52, 5.12, 5.55,
-)  # fmt: skip
-#: MCS ns-3's schedulers pick for each wideband CQI (``LteAmc::GetMcsFromCqi``).
-MCS_FOR_CQI: tuple[int, ...] = (0, 0, 1, 4, 6, 8, 10, 12, 14, 16, 18, 20, 22, 24, 26, 28)
-#: Lowest SINR (dB) of CQI 1..15, calibrated so that the capacity by distance matches ns-3's
-#: Okumura-Hata cell (ns3-notes: 120 m CQI 15, 130 m 14, 140-155 m 13, 160-170 m 12, 180-190 m 11,
-#: 200-220 m 10, 230-240 m 9, 250 m 8, 300-320 m 7, 330-360 m 6, 370-400 m 5, 500 m 3): each
-#: threshold lies between the SINRs of the last distance measured above and the first below.
-CQI_SINR_THRESHOLDS_DB: tuple[float, ...] = (
-    -6.0, -4.0, -2.0, 0.4, 2.0, 4.2, 6.0, 8.6, 10.3, 11.6, 13.8, 15.45, 17.05, 19.4, 20.6,
-)  # fmt: skip
 
 # -- indices of the scalar parameter vector ---------------------------------------------------
 P_NUM_RBS = 0
@@ -102,7 +95,26 @@ P_RWND_SEGS = 38
 P_RECOVERY = 39  # codes.RECOVERY_*: classic (window to ssthresh), ns-3.44 (PRR, re-entry, ...)
 P_UPLINK = 40  # codes.UPLINK_*: periodic opportunities, buffer status report -> grant
 P_UL_GRANT_MS = 41
-P_LEN = 42
+# -- the slot and the NR cell (LTE: one 1 ms slot per ms, no NR channel) ------------------------
+P_SLOTS_PER_MS = 42  # slots of the MAC per 1 ms tick of the shared clock (NR: 2**numerology)
+P_CELL_NR = 43  # 1 for an NR cell (TR 38.901 channel), 0 for LTE (Okumura-Hata)
+P_NR_LINK_DB = 44  # transmit power + beamforming gain - noise over the carrier, dB
+P_NR_SCENARIO = 45  # codes.PROP_*
+P_NR_LOS_MODE = 46  # codes.LOS_*
+P_NR_FC_GHZ = 47
+P_NR_H_BS = 48
+P_NR_H_UT = 49
+P_NR_SF_LOS = 50  # shadow fading sigma, dB (0: shadowing off)
+P_NR_SF_NLOS = 51
+P_NR_DCORR_LOS = 52  # shadowing decorrelation distance, m
+P_NR_DCORR_NLOS = 53
+P_NR_BLOCK_LOSS_DB = 54  # FR2 blockage loss (0: no blockage process)
+P_NR_BLOCKED_MS = 55  # mean blocked sojourn
+P_NR_CLEAR_MS = 56  # mean unblocked sojourn
+P_HARQ_RTT_SLOTS = 57  # first transmission -> retransmission of a failed TB
+P_HARQ_MAX_TX = 58  # transmissions of a TB at most (then the TB is lost)
+P_HARQ_BLER_RETX = 59  # failure probability of a retransmission (soft combining)
+P_LEN = 60
 
 # -- columns of the flow settings matrix ------------------------------------------------------
 FC_UE = 0
@@ -119,79 +131,6 @@ FC_VIDEO_ON_MS = 10
 FC_VIDEO_PERIOD_MS = 11
 FC_SSTHRESH_BYTES = 12
 FC_LEN = 13
-
-
-def okumura_hata_loss_db(
-    distance_m: float,
-    freq_mhz: float = 2120.0,
-    enb_height_m: float = 30.0,
-    ue_height_m: float = 1.5,
-) -> float:
-    """COST-231 Okumura-Hata path loss of a large city above 1.5 GHz, as ns-3 computes it.
-
-    Args:
-        distance_m: eNB-UE distance in metres.
-        freq_mhz: Carrier frequency (ns-3's default downlink EARFCN 100 = 2120 MHz).
-        enb_height_m: eNB antenna height (the scenario's 30 m).
-        ue_height_m: UE antenna height (1.5 m).
-
-    Returns:
-        The loss in dB.
-    """
-    a_hm = 3.2 * math.log10(11.75 * ue_height_m) ** 2
-    return (
-        46.3
-        + 33.9 * math.log10(freq_mhz)
-        - 13.82 * math.log10(enb_height_m)
-        + (44.9 - 6.55 * math.log10(enb_height_m)) * math.log10(distance_m / 1000.0)
-        - a_hm
-        + 3.0
-    )
-
-
-def sinr_db(
-    distance_m: float, enb_power_dbm: float = 30.0, num_rbs: int = 50, noise_figure_db: float = 9.0
-) -> float:
-    """Downlink SINR of a lone cell (no interference): power per RB over thermal noise per RB."""
-    power_rb_dbm = enb_power_dbm - 10.0 * math.log10(num_rbs)
-    noise_rb_dbm = -174.0 + 10.0 * math.log10(180e3) + noise_figure_db
-    return power_rb_dbm - okumura_hata_loss_db(distance_m) - noise_rb_dbm
-
-
-def cqi_for_sinr(sinr: float, thresholds_db: tuple[float, ...] = CQI_SINR_THRESHOLDS_DB) -> int:
-    """Wideband CQI (0-15) for a SINR in dB with the calibrated thresholds."""
-    return int(sum(sinr >= t for t in thresholds_db))
-
-
-def mcs_for_distance(distance_m: float, num_rbs: int = 50) -> int:
-    """MCS the scheduler uses at ``distance_m`` (-1: out of coverage)."""
-    cqi = cqi_for_sinr(sinr_db(distance_m, num_rbs=num_rbs))
-    return MCS_FOR_CQI[cqi] if cqi > 0 else -1
-
-
-def tbs_bytes(mcs: int, nprb: int) -> int:
-    """Downlink transport block size in bytes (``LteAmc::GetDlTbSizeFromMcs / 8``)."""
-    return TBS_BITS[nprb - 1][MCS_TO_ITBS_DL[mcs]] // 8
-
-
-def rbg_size(num_rbs: int) -> int:
-    """Resource-block group size of a bandwidth (36.213 Table 7.1.6.1-1)."""
-    return 1 if num_rbs <= 10 else 2 if num_rbs <= 26 else 3 if num_rbs <= 63 else 4
-
-
-def usable_rbs(num_rbs: int) -> int:
-    """RBs ns-3's schedulers can allocate: whole RBGs only (48 of 50)."""
-    g = rbg_size(num_rbs)
-    return num_rbs // g * g
-
-
-def ip_capacity_mbps(distance_m: float, num_rbs: int = 50) -> float:
-    """IP-level capacity of a lone backlogged UE at ``distance_m`` under the model, in Mbit/s."""
-    mcs = mcs_for_distance(distance_m, num_rbs)
-    if mcs < 0:
-        return 0.0
-    tb = tbs_bytes(mcs, usable_rbs(num_rbs)) - 3
-    return tb * IP_PACKET_BYTES / PDCP_PDU_BYTES * 8e-3
 
 
 @dataclass(frozen=True)
@@ -234,7 +173,8 @@ class FastSimParams:
             (the model before; see docs/calibration/README.md for both tables).
         harq_bler: Probability that a new transport block fails and a HARQ retransmission takes
             the UE's next allocation (0: no fading, as in ns-3's static Okumura-Hata cell).
-        scheduler: ``pf`` (proportional fair, ns-3's ``PfFfMacScheduler``) or ``rr``.
+        scheduler: LTE: ``pf`` (proportional fair, ns-3's ``PfFfMacScheduler``) or ``rr`` (an NR
+            cell uses the scenario's ``cell.scheduler``).
         delack_count: Segments per delayed ACK (ns-3 ``TcpSocket::DelAckCount``).
         delack_timeout_ms: Delayed-ACK timeout, in ms.
         min_rto_ms: Minimum retransmission timeout, in ms (ns-3: 1 s).
@@ -251,6 +191,25 @@ class FastSimParams:
         cqi_thresholds_db: Lowest SINR of CQI 1..15, in dB.
         enb_power_dbm: eNB transmit power.
         noise_figure_db: UE noise figure.
+        harq_rtt_ttis: LTE: first transmission -> HARQ retransmission, in TTIs (FDD: 8).
+        harq_max_tx: Transmissions of a transport block at most; when all fail it is lost (RLC
+            UM: its packets are lost to TCP).
+        harq_bler_retx: Failure probability of a retransmission (soft combining).
+        nr_bler_target: NR: BLER of first transmissions, the link adaptation's target (outer
+            loop link adaptation holds it; docs/fastsim.md, "The NR cell").
+        nr_harq_rtt_slots: NR: first transmission -> retransmission, in slots.
+        nr_shannon_alpha, nr_mcs_offset_db: NR SINR -> MCS map: the lowest SINR of an MCS is
+            10 log10(2^(SE / alpha) - 1) + offset dB (TR 36.942 A.2's attenuated Shannon bound).
+        nr_ctrl_symbols, nr_dmrs_re, nr_xoverhead: NR overhead per PRB and slot: PDCCH symbols
+            of 14, DMRS resource elements, TS 38.214's xOverhead (0, 6, 12 or 18).
+        nr_layers: NR MIMO layers of the TBS (TS 38.214's v).
+        nr_tx_power_dbm, nr_noise_figure_db: NR gNB transmit power, UE noise figure.
+        nr_beam_gain_fr1_db, nr_beam_gain_fr2_db: NR combined antenna/beamforming gain.
+        nr_shadowing: NR log-normal shadowing (TR 38.901 sigma per scenario) on or off.
+        nr_block_loss_db: FR2 blockage loss while blocked (0: no blockage process).
+        nr_blocked_mean_ms, nr_clear_mean_ms: FR2 blockage: mean blocked / unblocked sojourn.
+        nr_air_dl_ms, nr_air_ul_ms, nr_ul_period_ms: NR's ``air_dl_ms``, ``air_ul_ms`` and
+            ``ul_period_ms`` (placeholders until calibrated against 5G-LENA).
     """
 
     spec: ScenarioSpec
@@ -280,6 +239,28 @@ class FastSimParams:
     cqi_thresholds_db: tuple[float, ...] = field(default=CQI_SINR_THRESHOLDS_DB)
     enb_power_dbm: float = 30.0
     noise_figure_db: float = 9.0
+    harq_rtt_ttis: int = 8
+    harq_max_tx: int = 4
+    harq_bler_retx: float = 0.01
+    nr_bler_target: float = 0.1
+    nr_harq_rtt_slots: int = 4
+    nr_shannon_alpha: float = 0.75
+    nr_mcs_offset_db: float = 0.0
+    nr_ctrl_symbols: int = 2
+    nr_dmrs_re: int = 12
+    nr_xoverhead: int = 0
+    nr_layers: int = 1
+    nr_tx_power_dbm: float = 35.0
+    nr_noise_figure_db: float = 9.0
+    nr_beam_gain_fr1_db: float = 0.0
+    nr_beam_gain_fr2_db: float = 20.0
+    nr_shadowing: bool = True
+    nr_block_loss_db: float = 25.0
+    nr_blocked_mean_ms: float = 250.0
+    nr_clear_mean_ms: float = 2000.0
+    nr_air_dl_ms: int = 2
+    nr_air_ul_ms: int = 3
+    nr_ul_period_ms: int = 2
 
     def __post_init__(self) -> None:
         """Validate the model knobs and the scenario's fast-simulator support."""
@@ -314,16 +295,80 @@ class FastSimParams:
         for i, f in enumerate(self.spec.flows):
             cca_code(f.cca, f"scenario.flows[{i}].cca")  # SpecError if the fast model has none
         check_wired(self.spec, "fast")  # trace sources and buffer regimes: not read yet
-        if self.spec.cell.type != "lte":
-            raise SpecError(
-                f"scenario.cell.type={self.spec.cell.type!r} is not modelled by the fast backend "
-                "yet: use backend='ns3'"
-            )
+        self._check_harq_and_nr()
         if self.spec.bottleneck_mbps > 0:
             raise SpecError(
                 "scenario.bottleneck_mbps > 0 (a wired bottleneck) is not modelled by the fast "
                 "backend yet: use backend='ns3'"
             )
+
+    def _check_harq_and_nr(self) -> None:
+        def bad(name: str, allowed: str) -> SpecError:
+            return SpecError(f"fastsim.{name}={getattr(self, name)!r}: allowed {allowed}")
+
+        if self.harq_rtt_ttis < 1:
+            raise bad("harq_rtt_ttis", "[1, inf)")
+        if not 1 <= self.harq_max_tx <= 8:
+            raise bad("harq_max_tx", "[1, 8]")
+        for name in ("harq_bler_retx", "nr_bler_target"):
+            if not 0.0 <= getattr(self, name) < 1.0:
+                raise bad(name, "[0, 1)")
+        if not 1 <= self.nr_harq_rtt_slots <= 64:
+            raise bad("nr_harq_rtt_slots", "[1, 64]")
+        if not 0.1 <= self.nr_shannon_alpha <= 1.0:
+            raise bad("nr_shannon_alpha", "[0.1, 1]")
+        if not 0 <= self.nr_ctrl_symbols <= 3:
+            raise bad("nr_ctrl_symbols", "[0, 3]")
+        if self.nr_dmrs_re not in (6, 12, 18, 24, 36, 48):
+            raise bad("nr_dmrs_re", "one of 6, 12, 18, 24, 36, 48")
+        if self.nr_xoverhead not in (0, 6, 12, 18):
+            raise bad("nr_xoverhead", "one of 0, 6, 12, 18")
+        if not 1 <= self.nr_layers <= 4:
+            raise bad("nr_layers", "[1, 4]")
+        if self.nr_block_loss_db < 0:
+            raise bad("nr_block_loss_db", "[0, inf)")
+        for name in ("nr_blocked_mean_ms", "nr_clear_mean_ms"):
+            if not getattr(self, name) >= 1.0:
+                raise bad(name, "[1, inf)")
+        for name in ("nr_air_dl_ms", "nr_air_ul_ms"):
+            if getattr(self, name) < 0:
+                raise bad(name, "[0, inf)")
+        if self.nr_ul_period_ms < 1:
+            raise bad("nr_ul_period_ms", "[1, inf)")
+
+    # -- the cell type ------------------------------------------------------------------------
+    @property
+    def is_nr(self) -> bool:
+        """An NR cell (slots of the numerology, TR 38.901 channel, TS 38.214 link)."""
+        return self.spec.cell.type == "nr"
+
+    @property
+    def slots_per_ms(self) -> int:
+        """Scheduling slots per 1 ms tick: 1 (LTE TTI) or 2**numerology (NR)."""
+        return round(1e-3 / self.spec.cell.slot_s)
+
+    @property
+    def num_prbs(self) -> int:
+        """Resource blocks of the carrier (LTE: ``cell.rbs``; NR: TS 38.101's N_RB)."""
+        c = self.spec.cell
+        return nr.num_prbs(c.bandwidth_mhz, c.numerology, c.frequency_ghz) if self.is_nr else c.rbs
+
+    @property
+    def delays_ms(self) -> tuple[int, int, int]:
+        """``(air_dl_ms, air_ul_ms, ul_period_ms)`` of the cell type."""
+        if self.is_nr:
+            return self.nr_air_dl_ms, self.nr_air_ul_ms, self.nr_ul_period_ms
+        return self.air_dl_ms, int(self.air_ul_ms or 0), self.ul_period_ms
+
+    @property
+    def harq_max_pending(self) -> int:
+        """Packets a UE's HARQ/in-order delivery can hold beyond the RLC buffer."""
+        bler = self.nr_bler_target if self.is_nr else self.harq_bler
+        if bler <= 0:
+            return 0
+        rtt = self.nr_harq_rtt_slots if self.is_nr else self.harq_rtt_ttis
+        most_tb = float(self.tbs_table().max())
+        return int((most_tb / PDCP_PDU_BYTES + 2) * (rtt * self.harq_max_tx + 2))
 
     @classmethod
     def from_spec(cls, spec: ScenarioSpec, **knobs: object) -> FastSimParams:
@@ -354,7 +399,7 @@ class FastSimParams:
     @property
     def rlc_slots(self) -> int:
         """Packet slots of the RLC ring buffer (more than the buffer can hold)."""
-        return int(self.spec.rlc_buffer_pkts * 1500 // PDCP_PDU_BYTES) + 2
+        return int(self.spec.rlc_buffer_pkts * 1500 // PDCP_PDU_BYTES) + 2 + self.harq_max_pending
 
     @property
     def ring_len(self) -> int:
@@ -362,8 +407,9 @@ class FastSimParams:
         longest = 0
         for f in self.spec.flows:
             d = self._delay_ms(f.delay_ms)
-            ul_wait = self.ul_period_ms + self.ul_grant_ms
-            longest = max(longest, d + self.air_dl_ms + self.air_ul_ms + ul_wait + 2)
+            air_dl, air_ul, ul_period = self.delays_ms
+            ul_wait = ul_period + self.ul_grant_ms
+            longest = max(longest, d + air_dl + air_ul + ul_wait + 2)
         return 1 << int(math.ceil(math.log2(longest + 2)))
 
     def _delay_ms(self, extra_ms: float) -> int:
@@ -374,23 +420,25 @@ class FastSimParams:
         """The ``P_*`` vector of cell-wide scalars."""
         s = self.spec
         p = np.zeros(P_LEN)
-        p[P_NUM_RBS] = s.cell.rbs
-        p[P_USABLE_RBS] = usable_rbs(s.cell.rbs)
-        p[P_RBG_SIZE] = rbg_size(s.cell.rbs)
+        air_dl, air_ul, ul_period = self.delays_ms
+        n_prb = self.num_prbs
+        p[P_NUM_RBS] = n_prb
+        p[P_USABLE_RBS] = n_prb if self.is_nr else usable_rbs(n_prb)
+        p[P_RBG_SIZE] = nr.rbg_size(n_prb) if self.is_nr else rbg_size(n_prb)
         p[P_RLC_CAP_BYTES] = s.rlc_buffer_pkts * 1500
         p[P_PDU_BYTES] = PDCP_PDU_BYTES
         p[P_TB_OVERHEAD_BYTES] = self.tb_overhead_bytes
         p[P_SDU_OVERHEAD_BYTES] = self.sdu_overhead_bytes
-        p[P_AIR_DL_MS] = self.air_dl_ms
-        p[P_AIR_UL_MS] = self.air_ul_ms
+        p[P_AIR_DL_MS] = air_dl
+        p[P_AIR_UL_MS] = air_ul
         p[P_WINDOW_TTIS] = s.xrc_window_ttis
         p[P_ACTIVE_TIMEOUT_MS] = s.active_timeout_ms
         p[P_MOBILITY] = MOBILITY_CODES[s.channel.mobility]
         p[P_MOBILITY_PERIOD_MS] = round(s.channel.mobility_period_s * 1000.0)
         p[P_MIN_DISTANCE_M] = s.channel.min_distance_m
         p[P_MAX_DISTANCE_M] = s.channel.max_distance_m
-        p[P_SCHEDULER] = SCHEDULER_CODES[self.scheduler]
-        p[P_HARQ_BLER] = self.harq_bler
+        p[P_SCHEDULER] = SCHEDULER_CODES[s.cell.scheduler if self.is_nr else self.scheduler]
+        p[P_HARQ_BLER] = self.nr_bler_target if self.is_nr else self.harq_bler
         p[P_SIM_MS] = self.sim_ms
         p[P_DELACK_COUNT] = self.delack_count
         p[P_DELACK_TIMEOUT_MS] = self.delack_timeout_ms
@@ -411,17 +459,45 @@ class FastSimParams:
         p[P_STEP_MS] = self.step_ttis
         p[P_APP_CHUNK_BYTES] = 64 * 1024
         p[P_VIDEO_TICK_MS] = 10
-        p[P_UL_PERIOD_MS] = self.ul_period_ms
+        p[P_UL_PERIOD_MS] = ul_period
         p[P_RWND_SEGS] = self.rcv_buf_bytes // SEGMENT_BYTES
         p[P_HYSTART_DELAY] = 1.0 if self.hystart_delay else 0.0
         p[P_RECOVERY] = RECOVERY_CODES[self.recovery]
         p[P_UPLINK] = UPLINK_CODES[self.uplink]
         p[P_UL_GRANT_MS] = self.ul_grant_ms
+        p[P_SLOTS_PER_MS] = self.slots_per_ms
+        p[P_HARQ_RTT_SLOTS] = self.nr_harq_rtt_slots if self.is_nr else self.harq_rtt_ttis
+        p[P_HARQ_MAX_TX] = self.harq_max_tx
+        p[P_HARQ_BLER_RETX] = self.harq_bler_retx
+        if self.is_nr:
+            self._nr_scalars(p, n_prb)
         return p
+
+    def _nr_scalars(self, p: np.ndarray, n_prb: int) -> None:
+        c = self.spec.cell
+        fr2 = c.frequency_ghz >= 24.0
+        sc = SCENARIO_TABLE[c.propagation]
+        gain = self.nr_beam_gain_fr2_db if fr2 else self.nr_beam_gain_fr1_db
+        noise = nr.noise_dbm(n_prb, c.numerology, self.nr_noise_figure_db)
+        p[P_CELL_NR] = 1.0
+        p[P_NR_LINK_DB] = self.nr_tx_power_dbm + gain - noise
+        p[P_NR_SCENARIO] = PROPAGATION_CODES[c.propagation]
+        p[P_NR_LOS_MODE] = LOS_CODES[c.los]
+        p[P_NR_FC_GHZ] = c.frequency_ghz
+        p[P_NR_H_BS] = sc["h_bs"]
+        p[P_NR_H_UT] = H_UT_M
+        p[P_NR_SF_LOS] = sc["sf_los"] if self.nr_shadowing else 0.0
+        p[P_NR_SF_NLOS] = sc["sf_nlos"] if self.nr_shadowing else 0.0
+        p[P_NR_DCORR_LOS] = sc["dcorr_los"]
+        p[P_NR_DCORR_NLOS] = sc["dcorr_nlos"]
+        p[P_NR_BLOCK_LOSS_DB] = self.nr_block_loss_db if fr2 else 0.0
+        p[P_NR_BLOCKED_MS] = self.nr_blocked_mean_ms
+        p[P_NR_CLEAR_MS] = self.nr_clear_mean_ms
 
     def flow_config(self) -> np.ndarray:
         """The ``[F, FC_*]`` flow settings."""
         s = self.spec
+        air_dl, air_ul, _ = self.delays_ms
         fc = np.zeros((self.num_flows, FC_LEN))
         for i, f in enumerate(s.flows):
             d_srv = self._delay_ms(f.delay_ms)
@@ -432,7 +508,7 @@ class FastSimParams:
             fc[i, FC_STOP_MS] = -1.0 if f.stop_s is None else round(f.stop_s * 1000.0)
             fc[i, FC_D_DOWN_MS] = d_srv
             fc[i, FC_D_SRV_UP_MS] = d_srv
-            fc[i, FC_D_UP_TOTAL_MS] = d_srv + self.air_dl_ms + self.air_ul_ms
+            fc[i, FC_D_UP_TOTAL_MS] = d_srv + air_dl + air_ul
             fc[i, FC_SIZE_BYTES] = f.size_bytes
             fc[i, FC_VIDEO_RATE_BPMS] = f.video_rate_mbps * 1e6 / 8 / 1000.0
             fc[i, FC_VIDEO_ON_MS] = round(f.video_on_s * 1000.0)
@@ -441,7 +517,10 @@ class FastSimParams:
         return fc
 
     def tbs_table(self) -> np.ndarray:
-        """``[29, rbs + 1]`` transport block bytes by MCS and RB count (column 0 is 0)."""
+        """``[MCS, RBs + 1]`` transport block bytes (per TTI or slot) by MCS and RB count."""
+        if self.is_nr:
+            n_re = nr.re_per_prb(self.nr_ctrl_symbols, self.nr_dmrs_re, self.nr_xoverhead)
+            return nr.tbs_table_bytes(self.spec.cell, n_re, self.nr_layers)
         n = self.spec.cell.rbs
         t = np.zeros((29, n + 1))
         for mcs in range(29):
@@ -450,7 +529,18 @@ class FastSimParams:
         return t
 
     def cqi_table(self) -> np.ndarray:
-        """``[2, 16]``: row 0 the SINR threshold of CQI 1..15 (index 0 unused), row 1 its MCS."""
+        """``[2, 16]``: row 0 the SINR threshold of CQI 1..15 (index 0 unused), row 1 its MCS.
+
+        NR: ``[2, MCS + 1]``, the lowest SINR of MCS 0, 1, ... (``nr.sinr_thresholds_db``).
+        """
+        if self.is_nr:
+            c = self.spec.cell
+            thr = nr.sinr_thresholds_db(c.mcs_table, self.nr_shannon_alpha, self.nr_mcs_offset_db)
+            t = np.zeros((2, len(thr) + 1))
+            t[0, 0] = -np.inf
+            t[0, 1:] = thr
+            t[1, 1:] = np.arange(len(thr))
+            return t
         t = np.zeros((2, 16))
         t[0, 0] = -np.inf
         t[0, 1:] = self.cqi_thresholds_db

@@ -3,7 +3,9 @@
 Each UE has an RLC UM transmit buffer of PDCP PDUs with their arrival times (so the head-of-line
 delay is exact); a packet that does not fit in ``rlc_buffer_pkts * 1500`` bytes is dropped and
 written to the loss record. A transport block drains the buffer byte-wise and hands completed
-packets to the UE's receiver.
+packets to the UE's receiver, or, while a HARQ retransmission is pending, holds them in the ring
+(``UI_HELD`` entries from the head) until their in-order delivery slot (PDCP in-order delivery):
+a transport block that failed all its transmissions releases its packets as losses.
 """
 
 from __future__ import annotations
@@ -26,17 +28,35 @@ from envs.fastsim.state import (
     I_LOST_LEN,
     I_RTX_HEAD,
     I_RTX_LEN,
+    R_AIRLOST,
     R_ARR,
     R_FLOW,
+    R_REL,
     R_RETX,
     R_SEND,
     R_SEQ,
     U_HEAD_REM,
     U_O_DROPS,
     U_RLC_BYTES,
+    UI_HELD,
     UI_RLC_HEAD,
     UI_RLC_LEN,
 )
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _record_loss(b, f, seq, retx, fi, lost):
+    """Write a lost segment into the flow's loss record (a retransmission lost again)."""
+    k = lost.shape[2]
+    if retx:
+        j = _lost_slot(fi, lost, b, f, seq)
+        if j >= 0:
+            lost[b, f, j, 1] = LOST_AGAIN
+    elif fi[b, f, I_LOST_LEN] < k:
+        j = (fi[b, f, I_LOST_HEAD] + fi[b, f, I_LOST_LEN]) & (k - 1)
+        lost[b, f, j, 0] = seq
+        lost[b, f, j, 1] = LOST_NEED
+        fi[b, f, I_LOST_LEN] += 1
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -44,19 +64,10 @@ def _rlc_push(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost):
     """Queue one packet at the UE's RLC buffer, or drop it when the buffer is full."""
     pdu = p[P_PDU_BYTES]
     q = rlc.shape[2]
-    k = lost.shape[2]
     fi[b, f, I_LAST_ARR_MS] = t
     if ue[b, u, U_RLC_BYTES] + pdu > p[P_RLC_CAP_BYTES] or ui[b, u, UI_RLC_LEN] >= q:
         ue[b, u, U_O_DROPS] += 1.0
-        if retx:
-            j = _lost_slot(fi, lost, b, f, seq)
-            if j >= 0:
-                lost[b, f, j, 1] = LOST_AGAIN
-        elif fi[b, f, I_LOST_LEN] < k:
-            j = (fi[b, f, I_LOST_HEAD] + fi[b, f, I_LOST_LEN]) & (k - 1)
-            lost[b, f, j, 0] = seq
-            lost[b, f, j, 1] = LOST_NEED
-            fi[b, f, I_LOST_LEN] += 1
+        _record_loss(b, f, seq, retx, fi, lost)
         return
     j = (ui[b, u, UI_RLC_HEAD] + ui[b, u, UI_RLC_LEN]) % q
     rlc[b, u, j, R_ARR] = t
@@ -102,13 +113,40 @@ def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _serve(b, u, tb_bytes, t, p, fc, fi, fx, ue, ui, rlc, lost):
-    """A transport block drains the UE's RLC buffer byte-wise; completed packets are delivered."""
+def _release(b, u, t, slot, p, fc, fi, fx, ui, rlc, lost):
+    """Held packets whose delivery slot has come reach the receiver (or are lost), in order."""
+    q = rlc.shape[2]
+    while ui[b, u, UI_HELD] > 0:
+        h = ui[b, u, UI_RLC_HEAD]
+        if rlc[b, u, h, R_REL] > slot:
+            break
+        f = rlc[b, u, h, R_FLOW]
+        if rlc[b, u, h, R_AIRLOST] > 0:
+            _record_loss(b, f, rlc[b, u, h, R_SEQ], rlc[b, u, h, R_RETX] > 0, fi, lost)
+        else:
+            _receive(
+                b, f, rlc[b, u, h, R_SEQ], rlc[b, u, h, R_SEND], rlc[b, u, h, R_RETX] > 0, t, p,
+                fc, fi, fx, lost,
+            )  # fmt: skip
+        ui[b, u, UI_RLC_HEAD] = (h + 1) % q
+        ui[b, u, UI_RLC_LEN] -= 1
+        ui[b, u, UI_HELD] -= 1
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _serve(b, u, tb_bytes, t, slot, rel, airlost, p, fc, fi, fx, ue, ui, rlc, lost):
+    """A transport block drains the UE's RLC buffer byte-wise; completed packets are delivered.
+
+    ``rel``: the slot the block is decoded (its first transmission's, or its successful
+    retransmission's); ``airlost``: every transmission fails. Packets that cannot reach the
+    receiver now stay in the ring, held for in-order delivery at ``rel`` (``_release``).
+    """
     q = rlc.shape[2]
     budget = tb_bytes - p[P_TB_OVERHEAD_BYTES]
     pdu = p[P_PDU_BYTES]
+    decoded = rel <= slot and not airlost
     first = True
-    while budget > 0 and ui[b, u, UI_RLC_LEN] > 0:
+    while budget > 0 and ui[b, u, UI_RLC_LEN] > ui[b, u, UI_HELD]:
         if not first:
             budget -= p[P_SDU_OVERHEAD_BYTES]
             if budget <= 0:
@@ -117,19 +155,25 @@ def _serve(b, u, tb_bytes, t, p, fc, fi, fx, ue, ui, rlc, lost):
         rem = ue[b, u, U_HEAD_REM]
         if rem <= budget:
             budget -= rem
-            h = ui[b, u, UI_RLC_HEAD]
-            f = rlc[b, u, h, R_FLOW]
-            _receive(
-                b, f, rlc[b, u, h, R_SEQ], rlc[b, u, h, R_SEND], rlc[b, u, h, R_RETX] > 0, t, p,
-                fc, fi, fx, lost,
-            )  # fmt: skip
-            ui[b, u, UI_RLC_HEAD] = (h + 1) % q
-            ui[b, u, UI_RLC_LEN] -= 1
+            if decoded and ui[b, u, UI_HELD] == 0:
+                h = ui[b, u, UI_RLC_HEAD]
+                f = rlc[b, u, h, R_FLOW]
+                _receive(
+                    b, f, rlc[b, u, h, R_SEQ], rlc[b, u, h, R_SEND], rlc[b, u, h, R_RETX] > 0, t,
+                    p, fc, fi, fx, lost,
+                )  # fmt: skip
+                ui[b, u, UI_RLC_HEAD] = (h + 1) % q
+                ui[b, u, UI_RLC_LEN] -= 1
+            else:
+                h = (ui[b, u, UI_RLC_HEAD] + ui[b, u, UI_HELD]) % q
+                rlc[b, u, h, R_REL] = int(rel)
+                rlc[b, u, h, R_AIRLOST] = 1 if airlost else 0
+                ui[b, u, UI_HELD] += 1
             ue[b, u, U_RLC_BYTES] -= rem
             ue[b, u, U_HEAD_REM] = pdu
         else:
             ue[b, u, U_HEAD_REM] = rem - budget
             ue[b, u, U_RLC_BYTES] -= budget
             budget = 0.0
-    if ui[b, u, UI_RLC_LEN] == 0:
+    if ui[b, u, UI_RLC_LEN] == ui[b, u, UI_HELD]:
         ue[b, u, U_RLC_BYTES] = 0.0

@@ -6,10 +6,10 @@ import numba
 import numpy as np
 
 from cellgym.fields import UE
-from envs.fastsim.channel import _mcs_of
+from envs.fastsim.channel import _place_ue
 from envs.fastsim.driver import reset_batch, step_batch, step_batch_parallel
 from envs.fastsim.params import FastSimParams
-from envs.fastsim.state import CS_T_MS, U_DIST, U_MCS, CellState
+from envs.fastsim.state import CS_T_MS, CellState
 
 #: From this many cells on, the batch is spread over threads (numba ``prange``), provided numba
 #: has at least ``PARALLEL_MIN_THREADS`` threads. On the 2-core development machine, shared with
@@ -101,8 +101,9 @@ class FastCellBatch:
     def set_distances(self, distances_m: np.ndarray) -> None:
         """Move the UEs now: ``[B, U]`` distances in metres (replaying a trace, e.g. ns-3's).
 
-        The channel (MCS) follows at once; used with ``mobility="static"`` so that the kernel's
-        own random moves do not interfere.
+        The channel (MCS; NR: LOS state and correlated shadowing, drawn from the cell's RNG)
+        follows at once; used with ``mobility="static"`` so that the kernel's own random moves
+        do not interfere.
         """
         d = np.asarray(distances_m, dtype=np.float64).reshape(self.batch, -1)
         n_ues = self.state.ue.shape[1]
@@ -112,8 +113,9 @@ class FastCellBatch:
             raise ValueError("distances_m out of range: allowed [1, 100000] m")
         for b in range(self.batch):
             for u in range(n_ues):
-                self.state.ue[b, u, U_DIST] = d[b, u]
-                self.state.ue[b, u, U_MCS] = _mcs_of(d[b, u], self._p, self._cqi)
+                _place_ue(
+                    b, u, float(d[b, u]), False, self._p, self._cqi, self.state.ue, self.state.rng
+                )
                 self.state.obs_ues[b, u, UE["distance_m"]] = d[b, u]
 
     @property

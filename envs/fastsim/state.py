@@ -160,21 +160,32 @@ U_HEAD_REM = 4  # bytes of the head packet still to send
 U_RLC_BYTES = 5
 U_CAP_SUM = 6  # sum of the capacity ring, bytes
 U_HOL = 7  # latest HoL delay, ms
-U_HARQ = 8  # a HARQ retransmission is pending
-U_NEW_TTI = 9  # new-TB bytes in the current TTI
-U_RBS_TTI = 10  # RBs used in the current TTI
+U_HARQ = 8  # HARQ processes with retransmissions pending
+U_NEW_TTI = 9  # new-TB bytes in the current slot (TTI)
+U_RBS_TTI = 10  # RBs used in the current slot (TTI)
 U_O_CAP = 11
 U_O_TX = 12
 U_O_HOLMAX = 13
 U_O_DROPS = 14
-U_O_TTIS = 15
-U_LEN = 16
+U_O_TTIS = 15  # ms ticks of the step
+U_LOS = 16  # NR: 1 in line of sight
+U_SHADOW_Z = 17  # NR: shadow fading as a standard normal value (x sigma of the LOS state, dB)
+U_BLOCKED = 18  # NR FR2: 1 while blocked
+U_BLOCK_NEXT_MS = 19  # NR FR2: end of the current blockage sojourn
+U_RETX_TTI = 20  # the current slot's allocation carries a HARQ retransmission
+U_HQ = 21  # HARQ processes: HARQ_PROCS entries of (HQ_DUE, HQ_RBS, HQ_LEFT) from here
+HARQ_PROCS = 8  # retransmission chains pending at once per UE (NR has 16 HARQ processes)
+HQ_DUE = 0  # slot of the next retransmission
+HQ_RBS = 1  # its RBs (those of the first transmission)
+HQ_LEFT = 2  # retransmissions still to come (0: the process is free)
+U_LEN = U_HQ + 3 * HARQ_PROCS
 
 # -- per UE, integers (int64 [B, U, UI_LEN]) ---------------------------------------------------
 UI_RLC_HEAD = 0  # RLC ring: head
 UI_RLC_LEN = 1  # RLC ring: entries
 UI_BSR = 2  # uplink buffer status reports of the latest TTIs, one bit each (bit 0: this TTI)
-UI_LEN = 3
+UI_HELD = 3  # ring entries from the head already transmitted, held for in-order delivery (HARQ)
+UI_LEN = 4
 
 # RLC ring entries (int64 [B, U, Q, R_LEN])
 R_ARR = 0
@@ -182,7 +193,9 @@ R_FLOW = 1
 R_SEQ = 2
 R_SEND = 3
 R_RETX = 4
-R_LEN = 5
+R_REL = 5  # held packets: the slot of their in-order delivery
+R_AIRLOST = 6  # held packets: 1 when their transport block failed every HARQ transmission
+R_LEN = 7
 # receiver state ring (int64 [B, F, L, V_LEN]), indexed by time
 V_CUM = 0
 V_HIGH = 1
@@ -213,7 +226,8 @@ class CellState:
             first send time) for the per-packet rate samples.
         ue: ``[B, U, U_LEN]`` UE state.
         ui: ``[B, U, UI_LEN]`` RLC ring head and length, uplink report history.
-        rlc: ``[B, U, Q, R_LEN]`` RLC packets in arrival order.
+        rlc: ``[B, U, Q, R_LEN]`` RLC packets in arrival order (the first ``UI_HELD``
+            transmitted, waiting for HARQ and in-order delivery).
         capr: ``[B, U, W]`` the agent's per-TTI capacity ring.
         rcv: ``[B, F, L, V_LEN]`` receiver state by time (for the ACK path's delay).
         fbr: ``[B, F, L, 2]`` explicit rate and HoL at the eNB by time.

@@ -14,7 +14,7 @@ from cellgym.metrics import compute_metrics
 from cellgym.reward import RewardSpec, fairness_groups, reward_terms, reward_terms_batch
 from cellgym.scenario import FlowSpec, ScenarioSpec
 from envs.fastsim import FastCellBatch, FastSimParams
-from envs.fastsim.params import ip_capacity_mbps
+from envs.fastsim.lte import ip_capacity_mbps
 from envs.fastsim.senders import cubic, newreno, xrc
 from envs.fastsim.state import (
     X_CWND,

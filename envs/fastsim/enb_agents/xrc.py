@@ -1,8 +1,10 @@
 """XRC's base-station agent: per UE capacity and HoL, per flow the explicit rate C_i.
 
-Per UE, the capacity of a TTI = bytes of new transport blocks + the UE's share of idle RBs at
-its last MCS, summed over ``xrc_window_ttis``; a flow's C_i = UE capacity / its active flows
-(active: a packet in the last ``active_timeout_ms``); HoL = now - arrival of the RLC head packet.
+Per UE, the capacity of a slot (LTE: the 1 ms TTI) = bytes of new transport blocks + the UE's
+share of idle RBs at its last MCS, summed over ``xrc_window_ttis`` slots (``_agent_slot``); a
+flow's C_i = UE capacity / its active flows (active: a packet in the last ``active_timeout_ms``),
+the window's bytes over its length in time; HoL = now - arrival of the RLC head packet (the first
+not yet transmitted), per 1 ms tick (``_agent_end_tti``).
 Both are stored by time (``fbr``) and stamped on the ACK as it passes the eNB, so the sender
 (``senders/xrc.py``) sees them after the uplink core delay, as ns-3's agent tag.
 """
@@ -16,6 +18,7 @@ from envs.fastsim.params import (
     FC_UE,
     P_ACTIVE_TIMEOUT_MS,
     P_NUM_RBS,
+    P_SLOTS_PER_MS,
     P_USABLE_RBS,
     P_WINDOW_TTIS,
 )
@@ -31,6 +34,7 @@ from envs.fastsim.state import (
     U_O_TTIS,
     U_O_TX,
     U_RBS_TTI,
+    UI_HELD,
     UI_RLC_HEAD,
     UI_RLC_LEN,
 )
@@ -62,13 +66,13 @@ def _flow_rate_mbps(b, f, t, p, fc, fi, ue):
                     self_active = True
     if not self_active:
         n += 1
-    cap_mbps = ue[b, u, U_CAP_SUM] * 8.0 / p[P_WINDOW_TTIS] / 1000.0
+    cap_mbps = ue[b, u, U_CAP_SUM] * 8.0 / p[P_WINDOW_TTIS] / 1000.0 * p[P_SLOTS_PER_MS]
     return cap_mbps / n
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _agent_end_tti(b, t, p, fc, fi, ue, ui, rlc, capr, fbr, tbs):
-    """The XRC agent closes the TTI: capacity ring, HoL, feedback values by time."""
+def _agent_slot(b, t, slot, p, fc, fi, ue, capr, tbs):
+    """The XRC agent closes a slot: each UE's capacity into the window ring."""
     nu = ue.shape[1]
     usable = p[P_USABLE_RBS]
     w = capr.shape[2]
@@ -79,7 +83,7 @@ def _agent_end_tti(b, t, p, fc, fi, ue, ui, rlc, capr, fbr, tbs):
         if _ue_active(b, u, t, p, fc, fi):
             eligible += 1
     idle = 0.0 if used >= usable else usable - used
-    pos = t % w
+    pos = slot % w
     for u in range(nu):
         act = _ue_active(b, u, t, p, fc, fi)
         sharers = eligible + (0 if act else 1)
@@ -90,9 +94,19 @@ def _agent_end_tti(b, t, p, fc, fi, ue, ui, rlc, capr, fbr, tbs):
         capr[b, u, pos] = cap
         ue[b, u, U_O_CAP] += cap
         ue[b, u, U_O_TX] += ue[b, u, U_NEW_TTI]
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _agent_end_tti(b, t, p, fc, fi, ue, ui, rlc, fbr):
+    """The XRC agent closes the 1 ms tick: HoL, feedback values by time."""
+    q = rlc.shape[2]
+    for u in range(ue.shape[1]):
         ue[b, u, U_O_TTIS] += 1.0
-        if ui[b, u, UI_RLC_LEN] > 0:
-            hol = float(t - rlc[b, u, ui[b, u, UI_RLC_HEAD], R_ARR])
+        if ui[b, u, UI_RLC_LEN] > ui[b, u, UI_HELD]:
+            h = ui[b, u, UI_RLC_HEAD] + ui[b, u, UI_HELD]
+            if h >= q:
+                h -= q
+            hol = float(t - rlc[b, u, h, R_ARR])
         else:
             hol = 0.0
         ue[b, u, U_HOL] = hol
