@@ -162,3 +162,22 @@ def test_flow_starts_come_from_the_first_active_step_and_are_replayed():
     active = np.stack(fast.flows)[:, :, FLOW["active"]] > 0
     first = [int(np.argmax(active[:, f])) for f in range(2)]
     assert first == [6, 9]  # 110 ms lies in the step ending at 120 ms, 170 ms in that at 180 ms
+
+
+@pytest.mark.ns3
+def test_driven_row_runs_on_both_backends(tmp_path):
+    """A row whose agent flow the XRC policy drives: ns-3 through the bridge, fast with replay."""
+    job = calibrate.Job(
+        "xrc_policy_fluctuating", 1, calibrate.scenario("xrc_policy_fluctuating", 4.0),
+        ns3_cache=tmp_path,
+    )  # fmt: skip
+    (result,) = calibrate.run_jobs([job])
+    _, metrics, walls = result
+    for backend in ("ns3", "fast"):
+        m = metrics[backend]
+        assert 0.3 < m["utilization"] <= 1.0 and np.isfinite(m["mean_reward"])
+        assert 0.0 <= m["hol_compliance"] <= 1.0
+    assert not walls["ns3_cached"]
+    assert len(list(tmp_path.glob("xrc_policy_fluctuating-s1-*.npz"))) == 1
+    (again,) = calibrate.run_jobs([job])
+    assert again[2]["ns3_cached"] and again[1] == metrics
