@@ -139,8 +139,8 @@ struct XrcEnbAgent::Impl
             used += ues[u].rbsTti;
             eligible += UeHasActiveFlow(u, now) ? 1 : 0;
         }
-        const double idle
-            = used >= radio.usableRbs ? 0.0 : static_cast<double>(radio.usableRbs - used);
+        const uint32_t usable = radio.usableRbsNow ? radio.usableRbsNow() : radio.usableRbs;
+        const double idle = used >= usable ? 0.0 : static_cast<double>(usable - used);
         for (uint32_t u = 0; u < ues.size(); ++u)
         {
             auto& s = ues[u];

@@ -38,6 +38,9 @@ struct XrcRadio
     Time tti{MilliSeconds(1)}; //!< scheduling interval: LTE's TTI or NR's slot
     double ttiS{1e-3};         //!< the same, in seconds
     uint32_t usableRbs{0};     //!< resource units per TTI the scheduler can allocate
+    /// Optional: the units the closing TTI offered the downlink (NR: its downlink symbols);
+    /// called once per TTI when set, instead of usableRbs.
+    std::function<uint32_t()> usableRbsNow;
     /// Resource units a transport block of `bytes` at `mcs` occupies.
     std::function<uint32_t(int mcs, uint32_t bytes)> rbsOf;
     /// Bytes `rbs` (fractional) resource units carry at `mcs` (0 for mcs < 0).

@@ -15,6 +15,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <map>
 #include <memory>
 #include <vector>
 
@@ -73,9 +74,69 @@ struct NrRbTable
     }
 };
 
-void
-OnDlScheduling(XrcEnbAgent* agent, NrSchedulingCallbackInfo info)
+/**
+ * Data symbols of each slot, by direction. 5G-LENA's MAC traces a slot's downlink TBs in that
+ * slot, and uplink TBs when it schedules them, a few slots ahead (K2); both carry the slot's
+ * frame, subframe and slot numbers. The agent closes one TTI per slot, mid-slot.
+ */
+struct NrSlotSymbols
 {
+    uint32_t mu{0};                        //!< numerology
+    int64_t current{-1};                   //!< the slot last closed (-1: none yet)
+    uint32_t dlSymbols{0};                 //!< the most symbols a downlink TB of it spans
+    std::map<int64_t, uint32_t> ulSymbols; //!< slot -> the most symbols an uplink TB spans
+
+    /// Slots in 1024 frames, where 5G-LENA's frame numbers wrap.
+    int64_t Wrap() const
+    {
+        return int64_t{10240} << mu;
+    }
+
+    int64_t SlotOf(const NrSchedulingCallbackInfo& info) const
+    {
+        return ((int64_t{info.m_frameNum} * 10 + info.m_subframeNum) << mu) + info.m_slotNum;
+    }
+
+    /// The downlink's RB-symbols of the slot that closes now, then start the next slot.
+    uint32_t TakeUnits(uint32_t rbs)
+    {
+        uint32_t dl = kDataSymbols;
+        if (dlSymbols > 0)
+        {
+            // OFDMA: the slot's downlink TBs share their symbols; the uplink has the rest.
+            dl = std::min(dlSymbols, kDataSymbols);
+        }
+        else if (current >= 0)
+        {
+            // No downlink TB: the slot after the last one, less what the uplink took of it.
+            current = (current + 1) % Wrap();
+            auto it = ulSymbols.find(current);
+            dl = kDataSymbols - std::min(it == ulSymbols.end() ? 0 : it->second, kDataSymbols);
+        }
+        ulSymbols.erase(current);
+        while (ulSymbols.size() > 64) // slots passed while none was closed
+        {
+            ulSymbols.erase(ulSymbols.begin());
+        }
+        dlSymbols = 0;
+        return rbs * dl;
+    }
+};
+
+void
+OnUlScheduling(std::shared_ptr<NrSlotSymbols> slot, NrSchedulingCallbackInfo info)
+{
+    auto& sym = slot->ulSymbols[slot->SlotOf(info)];
+    sym = std::max<uint32_t>(sym, info.m_numSym);
+}
+
+void
+OnDlScheduling(XrcEnbAgent* agent,
+               std::shared_ptr<NrSlotSymbols> slot,
+               NrSchedulingCallbackInfo info)
+{
+    slot->current = slot->SlotOf(info);
+    slot->dlSymbols = std::max<uint32_t>(slot->dlSymbols, info.m_numSym);
     // 5G-LENA traces new transmissions only (NrGnbMac::DoSchedConfigIndication, NDI = 1).
     agent->OnTransportBlock(info.m_rnti, info.m_mcs, info.m_tbSize, true, info.m_ndi != 0);
 }
@@ -102,6 +163,15 @@ XrcNrAdapter::Install(Ptr<XrcEnbAgent> agent, Ptr<NetDevice> gnbDevice, Ptr<NetD
     radio.tti = phy->GetSlotPeriod();
     radio.ttiS = 1e-3 / std::pow(2.0, phy->GetNumerology());
     radio.usableRbs = table->units;
+    // Uplink data (the flows' ACKs) takes symbols, or whole slots, of the same "F" slots:
+    // 5G-LENA's MAC traces both directions' allocations of a slot together.
+    auto slot = std::make_shared<NrSlotSymbols>();
+    slot->mu = phy->GetNumerology();
+    const uint32_t rbs = phy->GetRbNum();
+    radio.usableRbsNow = [slot, rbs]()
+    {
+        return slot->TakeUnits(rbs);
+    };
     radio.rbsOf = [table](int mcs, uint32_t bytes)
     {
         return table->UnitsOf(mcs, bytes);
@@ -118,8 +188,11 @@ XrcNrAdapter::Install(Ptr<XrcEnbAgent> agent, Ptr<NetDevice> gnbDevice, Ptr<NetD
     radio.rlcPath = "NrGnbRrc/UeMap/*/DataRadioBearerMap/*/NrRlc";
 
     const bool ok = gnb->GetMac(0)->TraceConnectWithoutContext(
-        "DlScheduling", MakeBoundCallback(&OnDlScheduling, PeekPointer(agent)));
+        "DlScheduling", MakeBoundCallback(&OnDlScheduling, PeekPointer(agent), slot));
     NS_ABORT_MSG_IF(!ok, "cannot connect to NrGnbMac::DlScheduling");
+    const bool okUl = gnb->GetMac(0)->TraceConnectWithoutContext(
+        "UlScheduling", MakeBoundCallback(&OnUlScheduling, slot));
+    NS_ABORT_MSG_IF(!okUl, "cannot connect to NrGnbMac::UlScheduling");
     XrcEnbAgent* a = PeekPointer(agent);
     ccm->Watch().report = [a](uint16_t rnti, uint8_t lcid, uint32_t q, uint16_t hol)
     {
