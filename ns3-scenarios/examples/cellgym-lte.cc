@@ -217,7 +217,7 @@ ParseFlows(const std::string& spec, uint32_t numUes)
 
 /**
  * @brief Check the NR options (--cellType=nr) into cfg; with --cellType=lte, reject any NR option
- * given. Without 5G-LENA in the build, --cellType=nr exits with status 3 and says so.
+ * given. Without 5G-LENA in the build, --cellType=nr exits with status 4 and says so.
  */
 void
 ParseNrOptions(std::map<std::string, std::string>& opt,
@@ -254,7 +254,7 @@ ParseNrOptions(std::map<std::string, std::string>& opt,
                  "https://gitlab.com/cttc-lena/nr) and says why when it cannot; then rebuild "
                  "ns3-scenarios with -DCELLGYM_NR_DIR=<its output>."
               << std::endl;
-    std::exit(3);
+    std::exit(4);
 #endif
     cfg.numerology = static_cast<uint32_t>(ParseUint("numerology", opt["numerology"], 0, 4));
     cfg.frequencyGhz = ParseDouble("frequencyGhz", opt["frequencyGhz"], 0.5, 100);
