@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// CellGym's LTE cell: one eNB with EPC, UEs, and TCP downloads from remote servers, stepped from
-// Python over the ns3-gym protocol (or run alone with --openGymPort=0). The command line, the
+// CellGym's cell: one LTE eNB or (--cellType=nr) one 5G-LENA gNB with its core network, UEs, and
+// TCP downloads from remote servers, stepped from Python over the ns3-gym protocol (or run alone
+// with --openGymPort=0). The cells are built in model/cellgym-radio-cell.cc (LTE) and
+// model/nr/cellgym-nr-cell.cc (NR); everything else here is shared. The command line, the
 // observation columns and the action are specified in docs/scenario-contract.md.
+#include "cellgym-radio-cell.h"
 #include "cellgym-sender-app.h"
 #include "cellgym-version.h"
 #include "opengym-bridge.h"
@@ -11,17 +14,18 @@
 #include "ns3/applications-module.h"
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
-#include "ns3/lte-module.h"
 #include "ns3/mobility-module.h"
 #include "ns3/network-module.h"
 #include "ns3/point-to-point-module.h"
 #include "ns3/traffic-control-module.h"
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <set>
 #include <sstream>
 #include <vector>
 
@@ -34,7 +38,6 @@ namespace
 
 constexpr uint32_t kUeFields = 7;
 constexpr uint16_t kBasePort = 5000;
-constexpr double kEnbHeightM = 30.0;
 constexpr double kUeHeightM = 1.5;
 constexpr double kAttachS = 0.1;
 //! Upper bound of every action value on the wire (cwnd bytes, pacing Mbit/s).
@@ -210,6 +213,82 @@ ParseFlows(const std::string& spec, uint32_t numUes)
         flows.push_back(f);
     }
     return flows;
+}
+
+/**
+ * @brief Check the NR options (--cellType=nr) into cfg; with --cellType=lte, reject any NR option
+ * given. Without 5G-LENA in the build, --cellType=nr exits with status 4 and says so.
+ */
+void
+ParseNrOptions(std::map<std::string, std::string>& opt,
+               const std::set<std::string>& given,
+               const std::string& cellType,
+               RadioCellConfig& cfg)
+{
+    const char* const nrOptions[] = {"numerology",
+                                     "bandwidthMhz",
+                                     "frequencyGhz",
+                                     "propagation",
+                                     "los",
+                                     "scheduler",
+                                     "mcsTable"};
+    if (cellType == "lte")
+    {
+        for (const char* name : nrOptions)
+        {
+            if (given.count(name) > 0)
+            {
+                BadArg(name, opt[name], "only with --cellType=nr");
+            }
+        }
+        return;
+    }
+    if (given.count("rbs") > 0)
+    {
+        BadArg("rbs", opt["rbs"], "only with --cellType=lte (NR: --bandwidthMhz)");
+    }
+#ifndef CELLGYM_HAVE_NR
+    std::cerr << "cellgym-lte: --cellType=nr is not available: this build has no 5G-LENA (the "
+                 "NR module). `make setup` builds it once (scripts/build-nr.sh, from "
+                 "../shared/third-party/nr-5g-lena-v4.0.tar.gz or a clone of "
+                 "https://gitlab.com/cttc-lena/nr) and says why when it cannot; then rebuild "
+                 "ns3-scenarios with -DCELLGYM_NR_DIR=<its output>."
+              << std::endl;
+    std::exit(4);
+#endif
+    cfg.numerology = static_cast<uint32_t>(ParseUint("numerology", opt["numerology"], 0, 4));
+    cfg.frequencyGhz = ParseDouble("frequencyGhz", opt["frequencyGhz"], 0.5, 100);
+    cfg.bandwidthMhz = ParseDouble("bandwidthMhz", opt["bandwidthMhz"], 1, 400);
+    const double rbKhz = 12 * 15.0 * (1 << cfg.numerology);
+    if (cfg.bandwidthMhz * 1e3 / rbKhz < 11)
+    {
+        std::ostringstream allowed;
+        allowed << "at least 11 resource blocks of " << rbKhz << " kHz at numerology "
+                << cfg.numerology << ": >= " << 11 * rbKhz / 1e3 << " MHz";
+        BadArg("bandwidthMhz", opt["bandwidthMhz"], allowed.str());
+    }
+    const std::pair<const char*, std::vector<std::string>> choices[] = {
+        {"propagation", {"umi", "uma", "rma"}},
+        {"los", {"probabilistic", "los", "nlos"}},
+        {"scheduler", {"pf", "rr"}},
+        {"mcsTable", {"64qam", "256qam"}},
+    };
+    for (const auto& [name, allowed] : choices)
+    {
+        if (std::find(allowed.begin(), allowed.end(), opt[name]) == allowed.end())
+        {
+            std::string list;
+            for (const auto& a : allowed)
+            {
+                list += (list.empty() ? "" : ", ") + a;
+            }
+            BadArg(name, opt[name], list);
+        }
+    }
+    cfg.propagation = opt["propagation"];
+    cfg.los = opt["los"];
+    cfg.scheduler = opt["scheduler"];
+    cfg.mcsTable = opt["mcsTable"];
 }
 
 /// Everything the step loop reads and writes.
@@ -417,7 +496,15 @@ main(int argc, char* argv[])
         {"simSeed", "1"},
         {"simTime", "10"},
         {"stepMs", "20"},
+        {"cellType", "lte"},
         {"rbs", "50"},
+        {"numerology", "1"},
+        {"bandwidthMhz", "20"},
+        {"frequencyGhz", "3.5"},
+        {"propagation", "umi"},
+        {"los", "probabilistic"},
+        {"scheduler", "pf"},
+        {"mcsTable", "64qam"},
         {"numUes", "1"},
         {"distances", "100"},
         {"mobility", "static"},
@@ -440,7 +527,15 @@ main(int argc, char* argv[])
         {"simSeed", "RngRun, >= 1 (RngSeed is 1; 0 is ns3-gym's 'random' and is taken as 1)"},
         {"simTime", "simulated duration, s: the episode ends at the first step at or after it"},
         {"stepMs", "environment step interval, ms"},
-        {"rbs", "downlink and uplink bandwidth in resource blocks: 25, 50, 75 or 100"},
+        {"cellType", "lte (ns-3's LTE) or nr (5G-LENA, when built with it)"},
+        {"rbs", "LTE: downlink and uplink bandwidth in resource blocks: 25, 50, 75 or 100"},
+        {"numerology", "NR: numerology mu (subcarrier spacing 15 * 2^mu kHz), 0-4"},
+        {"bandwidthMhz", "NR: channel bandwidth, MHz"},
+        {"frequencyGhz", "NR: carrier frequency, GHz"},
+        {"propagation", "NR: TR 38.901 scenario: umi (street canyon), uma, rma"},
+        {"los", "NR: line of sight: probabilistic (TR 38.901), los, nlos"},
+        {"scheduler", "NR: OFDMA scheduler: pf (proportional fair), rr (round robin)"},
+        {"mcsTable", "NR: MCS table: 64qam (table 1), 256qam (table 2)"},
         {"numUes", "number of UEs"},
         {"distances", "initial UE distances, m, comma-separated (one value: all UEs)"},
         {"mobility", "static, or random: each UE jumps to a uniform distance every period"},
@@ -467,6 +562,7 @@ main(int argc, char* argv[])
 
     // Unknown options: exit 2 as well. ns-3's own (--PrintHelp, --help, --version, --Print*,
     // global values such as --RngRun, --ns3::Type::Attribute) pass through to CommandLine.
+    std::set<std::string> given;
     for (int i = 1; i < argc; ++i)
     {
         std::string arg = argv[i];
@@ -479,6 +575,7 @@ main(int argc, char* argv[])
         arg = arg.substr(2);
         const auto eq = arg.find('=');
         const std::string name = arg.substr(0, eq);
+        given.insert(name);
         bool known = opt.count(name) > 0 || name == "help" || name == "version"
                      || name.rfind("Print", 0) == 0 || name.find("::") != std::string::npos;
         for (auto g = GlobalValue::Begin(); !known && g != GlobalValue::End(); ++g)
@@ -495,7 +592,8 @@ main(int argc, char* argv[])
 
     CommandLine cmd(__FILE__);
     cmd.Usage(
-        "CellGym's LTE cell: one eNB (PF scheduler, Okumura-Hata urban path loss, RLC UM), UEs at "
+        "CellGym's cell: one LTE eNB (PF scheduler, Okumura-Hata urban path loss, RLC UM) or, with "
+        "--cellType=nr, one 5G-LENA gNB (TR 38.901 channel, OFDMA PF/RR, RLC UM), UEs at "
         "given or random distances, and one TCP download per flow from its own server, observed "
         "every --stepMs and driven over the ns3-gym protocol (--openGymPort) or run alone. "
         "Every flow starts at max(start, 0.1 s) plus a random offset of 0-100 ms drawn from an "
@@ -521,11 +619,19 @@ main(int argc, char* argv[])
     uint64_t simSeed = uintOpt("simSeed", 0, 1'000'000'000'000ULL);
     const double simTime = doubleOpt("simTime", 0.001, 1e6);
     const auto stepMs = static_cast<uint32_t>(uintOpt("stepMs", 1, 100'000));
+    const std::string cellType = opt["cellType"];
+    if (cellType != "lte" && cellType != "nr")
+    {
+        BadArg("cellType", cellType, "lte, nr");
+    }
     const auto rbs = static_cast<uint32_t>(uintOpt("rbs", 25, 100));
     if (rbs != 25 && rbs != 50 && rbs != 75 && rbs != 100)
     {
         BadArg("rbs", opt["rbs"], "25, 50, 75, 100");
     }
+    RadioCellConfig radioCfg;
+    radioCfg.rbs = rbs;
+    ParseNrOptions(opt, given, cellType, radioCfg);
     const auto numUes = static_cast<uint32_t>(uintOpt("numUes", 1, 256));
     const std::string distances = opt["distances"];
     const std::string mobility = opt["mobility"];
@@ -573,68 +679,28 @@ main(int argc, char* argv[])
     RngSeedManager::SetRun(simSeed);
 
     // -- defaults -------------------------------------------------------------------------------
-    Config::SetDefault("ns3::LteEnbRrc::EpsBearerToRlcMapping",
-                       EnumValue(LteEnbRrc::RLC_UM_ALWAYS));
-    Config::SetDefault("ns3::LteRlcUm::MaxTxBufferSize", UintegerValue(rlcBufferPkts * 1500));
-    Config::SetDefault("ns3::LteEnbRrc::SrsPeriodicity", UintegerValue(numUes > 20 ? 80 : 20));
-    Config::SetDefault("ns3::LteUePhy::TxPower", DoubleValue(23.0));
-    Config::SetDefault("ns3::LteEnbPhy::TxPower", DoubleValue(30.0));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
     Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(4 * 1024 * 1024));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4 * 1024 * 1024));
     Config::SetDefault("ns3::TcpSocketState::EnablePacing", BooleanValue(false));
 
-    // -- LTE + EPC ----------------------------------------------------------------------------
-    Ptr<LteHelper> lte = CreateObject<LteHelper>();
-    Ptr<PointToPointEpcHelper> epc = CreateObject<PointToPointEpcHelper>();
-    lte->SetEpcHelper(epc);
-    lte->SetSchedulerType("ns3::PfFfMacScheduler");
-    lte->SetAttribute("PathlossModel", StringValue("ns3::OkumuraHataPropagationLossModel"));
-    lte->SetEnbDeviceAttribute("DlBandwidth", UintegerValue(rbs));
-    lte->SetEnbDeviceAttribute("UlBandwidth", UintegerValue(rbs));
-    XrcEnbAgent::ConfigureLteHelper(lte);
-
-    Ptr<Node> pgw = epc->GetPgwNode();
-
-    NodeContainer enbNodes;
-    enbNodes.Create(1);
-    NodeContainer ueNodes;
-    ueNodes.Create(numUes);
-
-    MobilityHelper mob;
-    mob.SetMobilityModel("ns3::ConstantPositionMobilityModel");
-    mob.Install(enbNodes);
-    mob.Install(ueNodes);
-    enbNodes.Get(0)->GetObject<MobilityModel>()->SetPosition(Vector(0, 0, kEnbHeightM));
-    std::vector<double> angles(numUes);
+    // -- the cell: base station, core network, UEs (cellgym-radio-cell.h) ---------------------
+    radioCfg.numUes = numUes;
+    radioCfg.distances = ueDistances;
+    radioCfg.rlcBufferPkts = rlcBufferPkts;
+    radioCfg.xrcWindowTtis = xrcWindowTtis;
+    radioCfg.activeTimeoutMs = activeTimeoutMs;
+    RadioCell radio = cellType == "nr" ? BuildNrCell(radioCfg) : BuildLteCell(radioCfg);
+    Ptr<Node> pgw = radio.pgw;
+    NodeContainer& ueNodes = radio.ueNodes;
+    Ipv4InterfaceContainer& ueIfaces = radio.ueIfaces;
+    int64_t& stream = radio.stream;
+    const std::vector<double>& angles = radio.angles;
     Cell cell;
     cell.numUes = numUes;
-    for (uint32_t u = 0; u < numUes; ++u)
-    {
-        angles[u] = 2 * M_PI * u / numUes;
-        auto m = ueNodes.Get(u)->GetObject<MobilityModel>();
-        m->SetPosition(Vector(ueDistances[u] * std::cos(angles[u]),
-                              ueDistances[u] * std::sin(angles[u]),
-                              kUeHeightM));
-        cell.ueMobility.push_back(m);
-    }
-
-    NetDeviceContainer enbDevs = lte->InstallEnbDevice(enbNodes);
-    NetDeviceContainer ueDevs = lte->InstallUeDevice(ueNodes);
-    int64_t stream = 1;
-    stream += lte->AssignStreams(enbDevs, stream);
-    stream += lte->AssignStreams(ueDevs, stream);
-
+    cell.ueMobility = radio.ueMobility;
     InternetStackHelper internet;
-    internet.Install(ueNodes);
-    Ipv4InterfaceContainer ueIfaces = epc->AssignUeIpv4Address(ueDevs);
     Ipv4StaticRoutingHelper routing;
-    for (uint32_t u = 0; u < numUes; ++u)
-    {
-        routing.GetStaticRouting(ueNodes.Get(u)->GetObject<Ipv4>())
-            ->SetDefaultRoute(epc->GetUeDefaultGatewayAddress(), 1);
-    }
-    lte->Attach(ueDevs, enbDevs.Get(0));
 
     // -- wired side: servers -> router -> (bottleneck) -> PGW ----------------------------------
     NodeContainer router;
@@ -677,26 +743,8 @@ main(int argc, char* argv[])
                             pgw->GetObject<Ipv4>()->GetInterfaceForDevice(coreDevs.Get(1)));
 
     // -- the XRC agent ----------------------------------------------------------------------------
-    Ptr<Node> enbNode = enbNodes.Get(0);
-    Ptr<NetDevice> s1u;
-    for (uint32_t i = 0; i < enbNode->GetNDevices(); ++i)
-    {
-        if (DynamicCast<PointToPointNetDevice>(enbNode->GetDevice(i)))
-        {
-            s1u = enbNode->GetDevice(i); // the first point-to-point device is the S1-U link
-            break;
-        }
-    }
-    NS_ABORT_MSG_IF(!s1u, "no S1-U point-to-point device on the eNB");
-    cell.agent = CreateObject<XrcEnbAgent>();
-    cell.agent->SetWindowTtis(xrcWindowTtis);
-    cell.agent->SetActiveTimeoutMs(activeTimeoutMs);
-    cell.agent->SetMaxRlcBytes(rlcBufferPkts * 1500);
-    cell.agent->Install(enbDevs.Get(0), s1u, static_cast<uint16_t>(rbs));
-    for (uint32_t u = 0; u < numUes; ++u)
-    {
-        cell.agent->AddUe(ueDevs.Get(u));
-    }
+    radio.installAgent(radio);
+    cell.agent = radio.agent;
 
     // -- flows ------------------------------------------------------------------------------------
     Ptr<UniformRandomVariable> startOffset = CreateObject<UniformRandomVariable>();

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "xrc-enb-agent.h"
 
-#include "xrc-component-carrier-manager.h"
 #include "xrc-feedback-tag.h"
 
 #include "ns3/config.h"
@@ -9,14 +8,6 @@
 #include "ns3/epc-gtpu-header.h"
 #include "ns3/ipv4-header.h"
 #include "ns3/log.h"
-#include "ns3/lte-amc.h"
-#include "ns3/lte-enb-net-device.h"
-#include "ns3/lte-enb-phy.h"
-#include "ns3/lte-rlc-sdu-status-tag.h"
-#include "ns3/lte-rlc.h"
-#include "ns3/lte-ue-net-device.h"
-#include "ns3/lte-ue-rrc.h"
-#include "ns3/point-to-point-net-device.h"
 #include "ns3/ppp-header.h"
 #include "ns3/simulator.h"
 #include "ns3/udp-header.h"
@@ -60,27 +51,26 @@ NS_OBJECT_ENSURE_REGISTERED(XrcEnbAgent);
 namespace
 {
 constexpr uint16_t kGtpuPort = 2152;
-constexpr int kMaxMcs = 28;
 } // namespace
 
 /// Per-UE state of the agent.
 struct UeAgentState
 {
-    Ptr<LteUeNetDevice> device; //!< the UE
-    std::vector<double> ring;   //!< capacity of each of the last W TTIs, bytes
-    size_t ringPos{0};          //!< next slot of the ring
-    double ringSum{0};          //!< sum of the ring, bytes
-    uint32_t newBytesTti{0};    //!< new-TB bytes in the current TTI
-    uint32_t rbsTti{0};         //!< RBs of the UE's TBs in the current TTI
-    int lastMcs{-1};            //!< MCS of the UE's latest TB (-1: none yet)
-    double holMs{0};            //!< latest RLC HoL delay
-    double rlcBytes{0};         //!< latest RLC tx queue
-    double stepCapBytes{0};     //!< capacity summed over the step's TTIs, bytes
-    double stepTxBytes{0};      //!< new-TB bytes in the step
-    double stepHolMaxMs{0};     //!< max HoL in the step
-    uint32_t stepDrops{0};      //!< RLC tail drops in the step
-    uint32_t stepTtis{0};       //!< TTIs in the step
-    Ptr<const Packet> dropped;  //!< packet the RLC TxDrop trace just named (judged on the report)
+    std::function<uint16_t()> rnti; //!< the UE's current RNTI
+    std::vector<double> ring;       //!< capacity of each of the last W TTIs, bytes
+    size_t ringPos{0};              //!< next slot of the ring
+    double ringSum{0};              //!< sum of the ring, bytes
+    uint32_t newBytesTti{0};        //!< new-TB bytes in the current TTI
+    uint32_t rbsTti{0};             //!< RBs of the UE's TBs in the current TTI
+    int lastMcs{-1};                //!< MCS of the UE's latest TB (-1: none yet)
+    double holMs{0};                //!< latest RLC HoL delay
+    double rlcBytes{0};             //!< latest RLC tx queue
+    double stepCapBytes{0};         //!< capacity summed over the step's TTIs, bytes
+    double stepTxBytes{0};          //!< new-TB bytes in the step
+    double stepHolMaxMs{0};         //!< max HoL in the step
+    uint32_t stepDrops{0};          //!< RLC tail drops in the step
+    uint32_t stepTtis{0};           //!< TTIs in the step
+    Ptr<const Packet> dropped; //!< packet the RLC TxDrop trace just named (judged on the report)
 };
 
 /// Per-flow state of the agent.
@@ -99,48 +89,17 @@ struct FlowAgentState
 
 struct XrcEnbAgent::Impl
 {
-    uint32_t windowTtis{40};                     //!< capacity averaging window
-    Time activeTimeout{MilliSeconds(200)};       //!< inter-arrival time that ends activity
-    uint32_t maxRlcBytes{0};                     //!< RLC buffer size, for counting tail drops
-    uint16_t numRbs{50};                         //!< downlink RBs
-    uint16_t usableRbs{48};                      //!< RBs the scheduler can allocate (whole RBGs)
-    std::vector<std::vector<uint32_t>> tbsBytes; //!< TB bytes by [mcs][nprb]
-    std::vector<UeAgentState> ues;               //!< UEs in AddUe order
-    std::map<uint16_t, uint32_t> rntiToUe;       //!< RNTI -> UE index (refreshed on misses)
-    std::map<uint32_t, FlowAgentState> flows;    //!< flow id -> state
-    std::map<uint32_t, uint32_t> serverToFlow;   //!< server IPv4 -> flow id
+    uint32_t windowTtis{40};                   //!< capacity averaging window
+    Time activeTimeout{MilliSeconds(200)};     //!< inter-arrival time that ends activity
+    uint32_t maxRlcBytes{0};                   //!< RLC buffer size, for counting tail drops
+    XrcRadio radio;                            //!< what the cell type tells the agent
+    std::vector<UeAgentState> ues;             //!< UEs in AddUe order
+    std::map<uint16_t, uint32_t> rntiToUe;     //!< RNTI -> UE index (refreshed on misses)
+    std::map<uint32_t, FlowAgentState> flows;  //!< flow id -> state
+    std::map<uint32_t, uint32_t> serverToFlow; //!< server IPv4 -> flow id
     std::map<std::pair<uint32_t, uint16_t>, uint32_t> ueEndToFlow; //!< (UE IPv4, port) -> flow
-    std::set<const LteRlc*> dropsConnected; //!< RLCs whose TxDrop trace is connected
+    std::set<const Object*> dropsConnected; //!< RLCs whose TxDrop trace is connected
     Ptr<NetDevice> enbDevice;               //!< the eNB
-
-    /// RBs a TB of `bytes` at `mcs` occupies. Several RB counts can share one TB size (the
-    /// table is flat in places): take the largest count with exactly this size, else the
-    /// smallest count whose size holds it.
-    uint32_t RbsOf(int mcs, uint32_t bytes) const
-    {
-        const auto& row = tbsBytes[std::clamp(mcs, 0, kMaxMcs)];
-        auto upper = std::upper_bound(row.begin() + 1, row.end(), bytes);
-        if (upper != row.begin() + 1 && *(upper - 1) == bytes)
-        {
-            return static_cast<uint32_t>(upper - 1 - row.begin());
-        }
-        auto it = std::lower_bound(row.begin() + 1, row.end(), bytes);
-        return static_cast<uint32_t>(std::min<size_t>(it - row.begin(), numRbs));
-    }
-
-    /// Bytes `rbs` (fractional) RBs carry at `mcs`, interpolating between whole RBs.
-    double BytesOf(int mcs, double rbs) const
-    {
-        if (mcs < 0 || rbs <= 0)
-        {
-            return 0;
-        }
-        const auto& row = tbsBytes[std::min(mcs, kMaxMcs)];
-        const auto whole = static_cast<uint32_t>(std::min<double>(rbs, numRbs));
-        const double frac = std::min<double>(rbs, numRbs) - whole;
-        const double next = whole < numRbs ? row[whole + 1] : row[whole];
-        return row[whole] + frac * (next - row[whole]);
-    }
 
     bool UeHasActiveFlow(uint32_t ue, Time now) const
     {
@@ -166,7 +125,7 @@ struct XrcEnbAgent::Impl
 
     double CapacityMbps(uint32_t ue) const
     {
-        return ues[ue].ringSum * 8.0 / (windowTtis * 1e-3) / 1e6;
+        return ues[ue].ringSum * 8.0 / (windowTtis * radio.ttiS) / 1e6;
     }
 
     /// Close the current TTI: new-TB bytes plus the UE's share of the idle RBs.
@@ -180,13 +139,14 @@ struct XrcEnbAgent::Impl
             used += ues[u].rbsTti;
             eligible += UeHasActiveFlow(u, now) ? 1 : 0;
         }
-        const double idle = used >= usableRbs ? 0.0 : static_cast<double>(usableRbs - used);
+        const uint32_t usable = radio.usableRbsNow ? radio.usableRbsNow() : radio.usableRbs;
+        const double idle = used >= usable ? 0.0 : static_cast<double>(usable - used);
         for (uint32_t u = 0; u < ues.size(); ++u)
         {
             auto& s = ues[u];
             // A UE without an active flow is offered what it would get if it joined.
             const uint32_t sharers = eligible + (UeHasActiveFlow(u, now) ? 0 : 1);
-            const double cap = s.newBytesTti + BytesOf(s.lastMcs, idle / sharers);
+            const double cap = s.newBytesTti + radio.bytesOf(s.lastMcs, idle / sharers);
             s.ringSum += cap - s.ring[s.ringPos];
             s.ring[s.ringPos] = cap;
             s.ringPos = (s.ringPos + 1) % s.ring.size();
@@ -196,30 +156,28 @@ struct XrcEnbAgent::Impl
             s.newBytesTti = 0;
             s.rbsTti = 0;
         }
-        Simulator::Schedule(MilliSeconds(1), &Impl::EndTti, this);
+        Simulator::Schedule(radio.tti, &Impl::EndTti, this);
     }
 
-    void OnPhyTransmission(PhyTransmissionStatParameters p)
+    void OnTransportBlock(uint16_t rnti, int mcs, uint32_t bytes, bool occupiesRbs, bool newData)
     {
-        // The eNB PHY does not know IMSIs (the trace carries 0): identify the UE by its RNTI.
-        const int u = UeOfRnti(p.m_rnti);
+        const int u = UeOfRnti(rnti);
         if (u < 0)
         {
             return;
         }
         auto& s = ues[u];
-        // Both layers of a MIMO transmission occupy the same RBs: count them once. A HARQ
-        // retransmission occupies RBs (they are not free) but carries no new capacity.
-        if (p.m_layer == 0)
+        // A HARQ retransmission occupies RBs (they are not free) but carries no new capacity.
+        if (occupiesRbs)
         {
-            s.rbsTti += RbsOf(p.m_mcs, p.m_size);
+            s.rbsTti += radio.rbsOf(mcs, bytes);
         }
-        if (p.m_ndi == 0)
+        if (!newData)
         {
             return; // HARQ retransmissions carry no new capacity (XRC paper, III.A)
         }
-        s.newBytesTti += p.m_size;
-        s.lastMcs = p.m_mcs;
+        s.newBytesTti += bytes;
+        s.lastMcs = mcs;
     }
 
     int UeOfRnti(uint16_t rnti)
@@ -231,7 +189,7 @@ struct XrcEnbAgent::Impl
         }
         for (uint32_t u = 0; u < ues.size(); ++u)
         {
-            if (ues[u].device->GetRrc()->GetRnti() == rnti)
+            if (ues[u].rnti() == rnti)
             {
                 rntiToUe[rnti] = u;
                 return static_cast<int>(u);
@@ -253,12 +211,10 @@ struct XrcEnbAgent::Impl
         s.stepHolMaxMs = std::max<double>(s.stepHolMaxMs, holMs);
         // The RLC reports right after every PDCP PDU, dropped or not. Its TxDrop trace also fires
         // for a PDU older than the PDCP discard timer that it then queues anyway (ns-3.44
-        // LteRlcUm::DoTransmitPdcpPdu); a queued PDU carries an LteRlcSduStatusTag, a PDU
-        // dropped because the buffer was full does not.
+        // LteRlcUm::DoTransmitPdcpPdu, and NR's copy): the adapter tells them apart.
         if (s.dropped)
         {
-            LteRlcSduStatusTag status;
-            if (!s.dropped->PeekPacketTag(status))
+            if (!radio.queuedByRlc(s.dropped))
             {
                 s.stepDrops += 1;
             }
@@ -404,12 +360,12 @@ struct XrcEnbAgent::Impl
     void ConnectDrops()
     {
         const std::string path = "/NodeList/" + std::to_string(enbDevice->GetNode()->GetId())
-                                 + "/DeviceList/" + std::to_string(enbDevice->GetIfIndex())
-                                 + "/LteEnbRrc/UeMap/*/DataRadioBearerMap/*/LteRlc";
+                                 + "/DeviceList/" + std::to_string(enbDevice->GetIfIndex()) + "/"
+                                 + radio.rlcPath;
         const Config::MatchContainer matches = Config::LookupMatches(path);
         for (uint32_t i = 0; i < matches.GetN(); ++i)
         {
-            Ptr<LteRlc> rlc = DynamicCast<LteRlc>(matches.Get(i));
+            Ptr<Object> rlc = matches.Get(i);
             if (!rlc || dropsConnected.count(PeekPointer(rlc)) > 0)
             {
                 continue;
@@ -495,69 +451,48 @@ XrcEnbAgent::SetMaxRlcBytes(uint32_t bytes)
 }
 
 void
-XrcEnbAgent::ConfigureLteHelper(Ptr<LteHelper> lteHelper)
-{
-    lteHelper->SetEnbComponentCarrierManagerType("ns3::XrcComponentCarrierManager");
-}
-
-void
-XrcEnbAgent::Install(Ptr<NetDevice> enbDevice, Ptr<NetDevice> s1uDevice, uint16_t numRbs)
+XrcEnbAgent::InstallRadio(XrcRadio radio, Ptr<NetDevice> bsDevice, Ptr<NetDevice> s1uDevice)
 {
     auto& d = *m_impl;
-    d.numRbs = numRbs;
-    // ns-3's schedulers allocate whole resource-block groups (3GPP 36.213 Table 7.1.6.1-1) and
-    // drop a trailing partial group: at 50 RBs, 16 groups of 3 = 48 RBs carry data.
-    const uint16_t rbgSize = numRbs <= 10 ? 1 : numRbs <= 26 ? 2 : numRbs <= 63 ? 3 : 4;
-    d.usableRbs = static_cast<uint16_t>(numRbs / rbgSize * rbgSize);
-    Ptr<LteAmc> amc = CreateObject<LteAmc>();
-    d.tbsBytes.assign(kMaxMcs + 1, std::vector<uint32_t>(numRbs + 1, 0));
-    for (int mcs = 0; mcs <= kMaxMcs; ++mcs)
-    {
-        for (int nprb = 1; nprb <= numRbs; ++nprb)
-        {
-            d.tbsBytes[mcs][nprb] = amc->GetDlTbSizeFromMcs(mcs, nprb) / 8;
-        }
-    }
-    Ptr<LteEnbNetDevice> enb = DynamicCast<LteEnbNetDevice>(enbDevice);
-    NS_ABORT_MSG_IF(!enb, "XrcEnbAgent::Install needs an LteEnbNetDevice");
-    for (auto& [ccId, cc] : enb->GetCcMap())
-    {
-        const bool ok = DynamicCast<ComponentCarrierEnb>(cc)->GetPhy()->TraceConnectWithoutContext(
-            "DlPhyTransmission", MakeCallback(&Impl::OnPhyTransmission, m_impl.get()));
-        NS_ABORT_MSG_IF(!ok, "cannot connect to LteEnbPhy::DlPhyTransmission");
-    }
-    Ptr<XrcComponentCarrierManager> ccm
-        = DynamicCast<XrcComponentCarrierManager>(enb->GetComponentCarrierManager());
-    NS_ABORT_MSG_IF(!ccm, "call XrcEnbAgent::ConfigureLteHelper before installing the eNB");
+    d.radio = std::move(radio);
+    d.enbDevice = bsDevice;
     Impl* impl = m_impl.get();
-    ccm->SetReportCallback(
-        [impl](uint16_t rnti, uint8_t lcid, uint32_t q, uint16_t hol)
-        {
-            impl->OnBufferStatus(rnti, lcid, q, hol);
-        });
-    ccm->SetDrainCallback(
-        [impl](uint16_t rnti, uint8_t lcid)
-        {
-            impl->OnBufferDrained(rnti, lcid);
-        });
-    d.enbDevice = enbDevice;
     s1uDevice->TraceConnectWithoutContext("MacTx", MakeCallback(&Impl::OnS1uTx, impl));
     s1uDevice->TraceConnectWithoutContext("MacRx", MakeCallback(&Impl::OnS1uRx, impl));
-    Simulator::Schedule(MicroSeconds(500), &Impl::EndTti, impl);
+    // The window closes mid-TTI (LTE: x.5 ms), between the TTIs' transport blocks.
+    Simulator::Schedule(d.radio.tti / 2, &Impl::EndTti, impl);
     Simulator::Schedule(MilliSeconds(50), &Impl::ConnectDrops, impl);
 }
 
 uint32_t
-XrcEnbAgent::AddUe(Ptr<NetDevice> ueDevice)
+XrcEnbAgent::AddUe(std::function<uint16_t()> rntiOf)
 {
     auto& d = *m_impl;
     UeAgentState s;
-    s.device = DynamicCast<LteUeNetDevice>(ueDevice);
-    NS_ABORT_MSG_IF(!s.device, "XrcEnbAgent::AddUe needs an LteUeNetDevice");
+    s.rnti = std::move(rntiOf);
     s.ring.assign(d.windowTtis, 0.0);
     const auto index = static_cast<uint32_t>(d.ues.size());
     d.ues.push_back(std::move(s));
     return index;
+}
+
+void
+XrcEnbAgent::OnTransportBlock(
+    uint16_t rnti, int mcs, uint32_t bytes, bool occupiesRbs, bool newData)
+{
+    m_impl->OnTransportBlock(rnti, mcs, bytes, occupiesRbs, newData);
+}
+
+void
+XrcEnbAgent::OnBufferStatus(uint16_t rnti, uint8_t lcid, uint32_t txQueueBytes, uint16_t holMs)
+{
+    m_impl->OnBufferStatus(rnti, lcid, txQueueBytes, holMs);
+}
+
+void
+XrcEnbAgent::OnBufferDrained(uint16_t rnti, uint8_t lcid)
+{
+    m_impl->OnBufferDrained(rnti, lcid);
 }
 
 void
@@ -597,7 +532,7 @@ XrcEnbAgent::TakeStepStats(uint32_t ueIndex)
 {
     auto& s = m_impl->ues.at(ueIndex);
     XrcUeStepStats out;
-    const double seconds = s.stepTtis * 1e-3;
+    const double seconds = s.stepTtis * m_impl->radio.ttiS;
     if (seconds > 0)
     {
         out.capacityMbps = s.stepCapBytes * 8.0 / seconds / 1e6;

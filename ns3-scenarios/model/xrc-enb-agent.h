@@ -5,10 +5,14 @@
 #include "ns3/ipv4-address.h"
 #include "ns3/lte-helper.h"
 #include "ns3/net-device-container.h"
+#include "ns3/nstime.h"
 #include "ns3/object.h"
+#include "ns3/packet.h"
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <string>
 
 namespace ns3
 {
@@ -26,10 +30,33 @@ struct XrcUeStepStats
 };
 
 /**
- * @brief The XRC base-station agent (XRC paper, section III.A).
+ * @brief What a cell type tells XRC's agent about its radio (an adapter fills it: LTE in
+ * xrc-enb-agent-lte.cc, NR in nr/xrc-nr-adapter.cc).
+ */
+struct XrcRadio
+{
+    Time tti{MilliSeconds(1)}; //!< scheduling interval: LTE's TTI or NR's slot
+    double ttiS{1e-3};         //!< the same, in seconds
+    uint32_t usableRbs{0};     //!< resource units per TTI the scheduler can allocate
+    /// Optional: the units the closing TTI offered the downlink (NR: its downlink symbols);
+    /// called once per TTI when set, instead of usableRbs.
+    std::function<uint32_t()> usableRbsNow;
+    /// Resource units a transport block of `bytes` at `mcs` occupies.
+    std::function<uint32_t(int mcs, uint32_t bytes)> rbsOf;
+    /// Bytes `rbs` (fractional) resource units carry at `mcs` (0 for mcs < 0).
+    std::function<double(int mcs, double rbs)> bytesOf;
+    /// Whether a packet named by the RLC's TxDrop trace was queued anyway (not a tail drop).
+    std::function<bool(Ptr<const Packet>)> queuedByRlc;
+    /// Config path, below the base station's device, of its data-bearer RLC objects.
+    std::string rlcPath;
+};
+
+/**
+ * @brief The XRC base-station agent (XRC paper, section III.A): one logic for every cell type.
  *
- * Per UE: capacity from new transport blocks only (NDI set, `LteEnbPhy::DlPhyTransmission`) plus
- * the UE's share of unused resource blocks, averaged over the last `WindowTtis` TTIs. Per flow: the
+ * Per UE: capacity from new transport blocks only (LTE: NDI set, `LteEnbPhy::DlPhyTransmission`;
+ * NR: `NrGnbMac::DlScheduling`) plus the UE's share of unused resource blocks, averaged over the
+ * last `WindowTtis` TTIs (NR: slots). Per flow: the
  * fair share C_i = C / active flows of the UE, a flow being active while its downlink packets
  * arrive less than `ActiveTimeout` apart. The RLC head-of-line delay comes from a
  * component-carrier-manager subclass (`DoReportBufferStatus`). Both values are written into an
@@ -48,7 +75,37 @@ class XrcEnbAgent : public Object
     static void ConfigureLteHelper(Ptr<LteHelper> lteHelper);
 
     /**
-     * @brief Hook the agent into an installed eNB.
+     * @brief Hook the agent into a base station through a cell type's adapter.
+     * @param radio what the cell type tells the agent
+     * @param bsDevice the base station's device (its RLCs are found below it)
+     * @param s1uDevice the base station's S1-U device (uplink GTP-U packets leave through it)
+     */
+    void InstallRadio(XrcRadio radio, Ptr<NetDevice> bsDevice, Ptr<NetDevice> s1uDevice);
+
+    /**
+     * @brief Declare a UE by a function giving its current RNTI (call after attaching it).
+     * @return the UE's index in the agent (the order of the calls)
+     */
+    uint32_t AddUe(std::function<uint16_t()> rntiOf);
+
+    /**
+     * @brief An adapter saw a downlink transport block.
+     * @param rnti the UE
+     * @param mcs its MCS
+     * @param bytes its size
+     * @param occupiesRbs count its resource units as used (false for a second MIMO layer)
+     * @param newData a new transmission (false: a HARQ retransmission, no new capacity)
+     */
+    void OnTransportBlock(uint16_t rnti, int mcs, uint32_t bytes, bool occupiesRbs, bool newData);
+
+    /// @brief An adapter relayed an RLC buffer status report (HoL delay in ms).
+    void OnBufferStatus(uint16_t rnti, uint8_t lcid, uint32_t txQueueBytes, uint16_t holMs);
+
+    /// @brief An adapter saw a data bearer's RLC buffer run empty.
+    void OnBufferDrained(uint16_t rnti, uint8_t lcid);
+
+    /**
+     * @brief LTE adapter: hook the agent into an installed eNB.
      * @param enbDevice the eNB's LteEnbNetDevice
      * @param s1uDevice the eNB's S1-U device (uplink GTP-U packets leave through it)
      * @param numRbs downlink bandwidth in RBs
@@ -56,7 +113,7 @@ class XrcEnbAgent : public Object
     void Install(Ptr<NetDevice> enbDevice, Ptr<NetDevice> s1uDevice, uint16_t numRbs);
 
     /**
-     * @brief Declare a UE (call after attaching it).
+     * @brief LTE adapter: declare a UE (call after attaching it).
      * @param ueDevice the UE's LteUeNetDevice
      * @return the UE's index in the agent (the order of the calls)
      */
@@ -95,7 +152,7 @@ class XrcEnbAgent : public Object
     /// @return the UE's counters since the previous call, then restart them
     XrcUeStepStats TakeStepStats(uint32_t ueIndex);
 
-    /// @brief Set the capacity averaging window, in TTIs.
+    /// @brief Set the capacity averaging window, in TTIs (NR: slots).
     void SetWindowTtis(uint32_t ttis);
     /// @brief Set the inter-arrival time after which a flow counts as inactive, in ms.
     void SetActiveTimeoutMs(double ms);

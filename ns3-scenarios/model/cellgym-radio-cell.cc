@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The parts of a cell that do not depend on its type (placement, the agent's creation), and the
+// LTE cell. The NR cell is nr/cellgym-nr-cell.cc.
+#include "cellgym-radio-cell.h"
+
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/lte-module.h"
+#include "ns3/mobility-module.h"
+#include "ns3/point-to-point-module.h"
+
+#include <cmath>
+
+namespace ns3
+{
+
+namespace
+{
+constexpr double kUeHeightM = 1.5;
+constexpr double kEnbHeightM = 30.0;
+} // namespace
+
+void
+PlaceNodes(RadioCell& cell, const RadioCellConfig& cfg, double bsHeightM)
+{
+    MobilityHelper mob;
+    mob.SetMobilityModel("ns3::ConstantPositionMobilityModel");
+    mob.Install(cell.bsNodes);
+    mob.Install(cell.ueNodes);
+    cell.bsNodes.Get(0)->GetObject<MobilityModel>()->SetPosition(Vector(0, 0, bsHeightM));
+    cell.angles.assign(cfg.numUes, 0.0);
+    for (uint32_t u = 0; u < cfg.numUes; ++u)
+    {
+        cell.angles[u] = 2 * M_PI * u / cfg.numUes;
+        auto m = cell.ueNodes.Get(u)->GetObject<MobilityModel>();
+        m->SetPosition(Vector(cfg.distances[u] * std::cos(cell.angles[u]),
+                              cfg.distances[u] * std::sin(cell.angles[u]),
+                              kUeHeightM));
+        cell.ueMobility.push_back(m);
+    }
+}
+
+Ptr<NetDevice>
+CreateAgent(RadioCell& cell, const RadioCellConfig& cfg, uint32_t windowTtis)
+{
+    Ptr<Node> bsNode = cell.bsNodes.Get(0);
+    Ptr<NetDevice> s1u;
+    for (uint32_t i = 0; i < bsNode->GetNDevices(); ++i)
+    {
+        if (DynamicCast<PointToPointNetDevice>(bsNode->GetDevice(i)))
+        {
+            s1u = bsNode->GetDevice(i); // the first point-to-point device is the S1-U link
+            break;
+        }
+    }
+    NS_ABORT_MSG_IF(!s1u, "no S1-U point-to-point device on the base station");
+    cell.agent = CreateObject<XrcEnbAgent>();
+    cell.agent->SetWindowTtis(windowTtis);
+    cell.agent->SetActiveTimeoutMs(cfg.activeTimeoutMs);
+    cell.agent->SetMaxRlcBytes(cfg.rlcBufferPkts * 1500);
+    return s1u;
+}
+
+RadioCell
+BuildLteCell(const RadioCellConfig& cfg)
+{
+    Config::SetDefault("ns3::LteEnbRrc::EpsBearerToRlcMapping",
+                       EnumValue(LteEnbRrc::RLC_UM_ALWAYS));
+    Config::SetDefault("ns3::LteRlcUm::MaxTxBufferSize", UintegerValue(cfg.rlcBufferPkts * 1500));
+    Config::SetDefault("ns3::LteEnbRrc::SrsPeriodicity", UintegerValue(cfg.numUes > 20 ? 80 : 20));
+    Config::SetDefault("ns3::LteUePhy::TxPower", DoubleValue(23.0));
+    Config::SetDefault("ns3::LteEnbPhy::TxPower", DoubleValue(30.0));
+
+    Ptr<LteHelper> lte = CreateObject<LteHelper>();
+    Ptr<PointToPointEpcHelper> epc = CreateObject<PointToPointEpcHelper>();
+    lte->SetEpcHelper(epc);
+    lte->SetSchedulerType("ns3::PfFfMacScheduler");
+    lte->SetAttribute("PathlossModel", StringValue("ns3::OkumuraHataPropagationLossModel"));
+    lte->SetEnbDeviceAttribute("DlBandwidth", UintegerValue(cfg.rbs));
+    lte->SetEnbDeviceAttribute("UlBandwidth", UintegerValue(cfg.rbs));
+    XrcEnbAgent::ConfigureLteHelper(lte);
+
+    RadioCell cell;
+    cell.keepAlive = {lte, epc};
+    cell.pgw = epc->GetPgwNode();
+    cell.bsNodes.Create(1);
+    cell.ueNodes.Create(cfg.numUes);
+    PlaceNodes(cell, cfg, kEnbHeightM);
+
+    cell.bsDevs = lte->InstallEnbDevice(cell.bsNodes);
+    cell.ueDevs = lte->InstallUeDevice(cell.ueNodes);
+    cell.stream = 1;
+    cell.stream += lte->AssignStreams(cell.bsDevs, cell.stream);
+    cell.stream += lte->AssignStreams(cell.ueDevs, cell.stream);
+
+    InternetStackHelper internet;
+    internet.Install(cell.ueNodes);
+    cell.ueIfaces = epc->AssignUeIpv4Address(cell.ueDevs);
+    Ipv4StaticRoutingHelper routing;
+    for (uint32_t u = 0; u < cfg.numUes; ++u)
+    {
+        routing.GetStaticRouting(cell.ueNodes.Get(u)->GetObject<Ipv4>())
+            ->SetDefaultRoute(epc->GetUeDefaultGatewayAddress(), 1);
+    }
+    lte->Attach(cell.ueDevs, cell.bsDevs.Get(0));
+
+    cell.installAgent = [cfg](RadioCell& c)
+    {
+        Ptr<NetDevice> s1u = CreateAgent(c, cfg, cfg.xrcWindowTtis);
+        c.agent->Install(c.bsDevs.Get(0), s1u, static_cast<uint16_t>(cfg.rbs));
+        for (uint32_t u = 0; u < cfg.numUes; ++u)
+        {
+            c.agent->AddUe(c.ueDevs.Get(u));
+        }
+    };
+    return cell;
+}
+
+#ifndef CELLGYM_HAVE_NR
+RadioCell
+BuildNrCell(const RadioCellConfig& cfg)
+{
+    NS_FATAL_ERROR("built without 5G-LENA: no NR cell (the scenario program checks this first)");
+}
+#endif
+
+} // namespace ns3

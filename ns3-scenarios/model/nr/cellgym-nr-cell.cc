@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// The NR cell (--cellType=nr): one 5G-LENA gNB with its own EPC, the UEs at the configured
+// distances, TR 38.901 channel, ideal beamforming, OFDMA PF or RR, RLC UM, XRC's NR adapter.
+#include "cellgym-radio-cell.h"
+#include "xrc-bwp-manager-gnb.h"
+#include "xrc-nr-adapter.h"
+
+#include "ns3/antenna-module.h"
+#include "ns3/core-module.h"
+#include "ns3/internet-module.h"
+#include "ns3/nr-module.h"
+
+#include <cmath>
+#include <map>
+
+namespace ns3
+{
+
+namespace
+{
+/// gNB transmit power, dBm (the LTE eNB's 30 dBm).
+constexpr double kGnbTxPowerDbm = 30.0;
+/// UE transmit power, dBm.
+constexpr double kUeTxPowerDbm = 23.0;
+} // namespace
+
+RadioCell
+BuildNrCell(const RadioCellConfig& cfg)
+{
+    Config::SetDefault("ns3::NrRlcUm::MaxTxBufferSize", UintegerValue(cfg.rlcBufferPkts * 1500));
+    Config::SetDefault("ns3::NrGnbRrc::EpsBearerToRlcMapping", EnumValue(NrGnbRrc::RLC_UM_ALWAYS));
+
+    // TR 38.901 Table 7.4.1-1 / 7.2-1: base station heights of the three scenarios.
+    const std::map<std::string, std::pair<std::string, double>> scenarios{
+        {"umi", {"UMi", 10.0}},
+        {"uma", {"UMa", 25.0}},
+        {"rma", {"RMa", 35.0}},
+    };
+    const std::map<std::string, std::string> conditions{
+        {"probabilistic", "Default"},
+        {"los", "LOS"},
+        {"nlos", "NLOS"},
+    };
+    const auto& [scenario, bsHeightM] = scenarios.at(cfg.propagation);
+
+    Ptr<NrPointToPointEpcHelper> epc = CreateObject<NrPointToPointEpcHelper>();
+    Ptr<IdealBeamformingHelper> beamforming = CreateObject<IdealBeamformingHelper>();
+    beamforming->SetAttribute("BeamformingMethod", TypeIdValue(DirectPathBeamforming::GetTypeId()));
+    Ptr<NrHelper> nr = CreateObject<NrHelper>();
+    nr->SetBeamformingHelper(beamforming);
+    nr->SetEpcHelper(epc);
+    nr->SetSchedulerTypeId(TypeId::LookupByName(
+        cfg.scheduler == "rr" ? "ns3::NrMacSchedulerOfdmaRR" : "ns3::NrMacSchedulerOfdmaPF"));
+    // MCS table 1 (up to 64-QAM) or 2 (256-QAM), with incremental-redundancy HARQ.
+    const std::string errorModel = cfg.mcsTable == "256qam" ? "ns3::NrEesmIrT2" : "ns3::NrEesmIrT1";
+    nr->SetDlErrorModel(errorModel);
+    nr->SetUlErrorModel(errorModel);
+    nr->SetGnbDlAmcAttribute("AmcModel", EnumValue(NrAmc::ErrorModel));
+    nr->SetGnbUlAmcAttribute("AmcModel", EnumValue(NrAmc::ErrorModel));
+    nr->SetGnbPhyAttribute("Numerology", UintegerValue(cfg.numerology));
+    nr->SetGnbPhyAttribute("TxPower", DoubleValue(kGnbTxPowerDbm));
+    nr->SetUePhyAttribute("TxPower", DoubleValue(kUeTxPowerDbm));
+    nr->SetGnbAntennaAttribute("NumRows", UintegerValue(4));
+    nr->SetGnbAntennaAttribute("NumColumns", UintegerValue(4));
+    nr->SetGnbAntennaAttribute("AntennaElement",
+                               PointerValue(CreateObject<IsotropicAntennaModel>()));
+    nr->SetUeAntennaAttribute("NumRows", UintegerValue(1));
+    nr->SetUeAntennaAttribute("NumColumns", UintegerValue(2));
+    nr->SetUeAntennaAttribute("AntennaElement",
+                              PointerValue(CreateObject<IsotropicAntennaModel>()));
+
+    // One band, one component carrier, one bandwidth part; the 38.901 channel on it.
+    CcBwpCreator ccBwpCreator;
+    CcBwpCreator::SimpleOperationBandConf bandConf(
+        cfg.frequencyGhz * 1e9, cfg.bandwidthMhz * 1e6, 1);
+    OperationBandInfo band = ccBwpCreator.CreateOperationBandContiguousCc(bandConf);
+    Ptr<NrChannelHelper> channel = CreateObject<NrChannelHelper>();
+    channel->ConfigureFactories(scenario, conditions.at(cfg.los), "ThreeGpp");
+    if (cfg.los == "probabilistic")
+    {
+        // The LOS condition is drawn once per link (static UEs; a moved UE keeps it).
+        channel->SetChannelConditionModelAttribute("UpdatePeriod", TimeValue(MilliSeconds(0)));
+    }
+    channel->SetPathlossAttribute("ShadowingEnabled", BooleanValue(false));
+    channel->AssignChannelsToBands({band});
+    auto allBwps = CcBwpCreator::GetAllBwps({band});
+
+    RadioCell cell;
+    cell.keepAlive = {nr, epc, beamforming, channel};
+    cell.pgw = epc->GetPgwNode();
+    cell.bsNodes.Create(1);
+    cell.ueNodes.Create(cfg.numUes);
+    PlaceNodes(cell, cfg, bsHeightM);
+
+    cell.bsDevs = nr->InstallGnbDevice(cell.bsNodes, allBwps);
+    // Our BWP manager hands XRC's agent the RLC's reports (before any UE attaches).
+    XrcBwpManagerGnb::Replace(DynamicCast<NrGnbNetDevice>(cell.bsDevs.Get(0)));
+    cell.ueDevs = nr->InstallUeDevice(cell.ueNodes, allBwps);
+    cell.stream = 1;
+    cell.stream += nr->AssignStreams(cell.bsDevs, cell.stream);
+    cell.stream += nr->AssignStreams(cell.ueDevs, cell.stream);
+
+    InternetStackHelper internet;
+    internet.Install(cell.ueNodes);
+    cell.ueIfaces = epc->AssignUeIpv4Address(cell.ueDevs);
+    Ipv4StaticRoutingHelper routing;
+    for (uint32_t u = 0; u < cfg.numUes; ++u)
+    {
+        routing.GetStaticRouting(cell.ueNodes.Get(u)->GetObject<Ipv4>())
+            ->SetDefaultRoute(epc->GetUeDefaultGatewayAddress(), 1);
+        nr->AttachToGnb(cell.ueDevs.Get(u), cell.bsDevs.Get(0));
+    }
+
+    // The agent's window is --xrcWindowTtis milliseconds: that many 1-ms TTIs on LTE, 2^mu
+    // times as many slots on NR.
+    cell.installAgent = [cfg](RadioCell& c)
+    {
+        Ptr<NetDevice> s1u = CreateAgent(c, cfg, cfg.xrcWindowTtis << cfg.numerology);
+        XrcNrAdapter::Install(c.agent, c.bsDevs.Get(0), s1u);
+        for (uint32_t u = 0; u < cfg.numUes; ++u)
+        {
+            XrcNrAdapter::AddUe(c.agent, c.ueDevs.Get(u));
+        }
+    };
+    return cell;
+}
+
+} // namespace ns3

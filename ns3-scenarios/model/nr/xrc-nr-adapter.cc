@@ -1,0 +1,220 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "xrc-nr-adapter.h"
+
+#include "xrc-bwp-manager-gnb.h"
+
+#include "ns3/nr-amc.h"
+#include "ns3/nr-gnb-mac.h"
+#include "ns3/nr-gnb-net-device.h"
+#include "ns3/nr-gnb-phy.h"
+#include "ns3/nr-mac-scheduler-ns3.h"
+#include "ns3/nr-phy-mac-common.h"
+#include "ns3/nr-rlc-sdu-status-tag.h"
+#include "ns3/nr-ue-net-device.h"
+#include "ns3/nr-ue-rrc.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <memory>
+#include <vector>
+
+namespace ns3
+{
+
+namespace
+{
+/// Data symbols of a slot: 14 less one downlink and one uplink control symbol (5G-LENA's
+/// defaults, "F" slots).
+constexpr uint32_t kDataSymbols = 12;
+
+/// TB sizes of the scheduler's AMC by [mcs][RB-symbols], filled on first use of an MCS.
+struct NrRbTable
+{
+    Ptr<const NrAmc> amc;                     //!< the scheduler's downlink AMC
+    uint32_t units{0};                        //!< RB-symbols of a slot
+    int maxMcs{28};                           //!< highest MCS of the table
+    std::vector<std::vector<uint32_t>> bytes; //!< [mcs][units] -> TB bytes (empty: not yet)
+
+    const std::vector<uint32_t>& Row(int mcs)
+    {
+        auto& row = bytes[std::clamp(mcs, 0, maxMcs)];
+        if (row.empty())
+        {
+            row.assign(units + 1, 0);
+            for (uint32_t n = 1; n <= units; ++n)
+            {
+                row[n]
+                    = amc->CalculateTbSize(static_cast<uint8_t>(std::clamp(mcs, 0, maxMcs)), 1, n);
+            }
+        }
+        return row;
+    }
+
+    /// RB-symbols a TB of `tb` bytes occupies: the fewest whose TB size holds it.
+    uint32_t UnitsOf(int mcs, uint32_t tb)
+    {
+        const auto& row = Row(mcs);
+        auto it = std::lower_bound(row.begin() + 1, row.end(), tb);
+        return static_cast<uint32_t>(std::min<size_t>(it - row.begin(), units));
+    }
+
+    /// Bytes `n` (fractional) RB-symbols carry at `mcs`.
+    double BytesOf(int mcs, double n)
+    {
+        if (mcs < 0 || n <= 0)
+        {
+            return 0;
+        }
+        const auto& row = Row(mcs);
+        const double clamped = std::min<double>(n, units);
+        const auto whole = static_cast<uint32_t>(clamped);
+        const double next = whole < units ? row[whole + 1] : row[whole];
+        return row[whole] + (clamped - whole) * (next - row[whole]);
+    }
+};
+
+/**
+ * Data symbols of each slot, by direction. 5G-LENA's MAC traces a slot's downlink TBs in that
+ * slot, and uplink TBs when it schedules them, a few slots ahead (K2); both carry the slot's
+ * frame, subframe and slot numbers. The agent closes one TTI per slot, mid-slot.
+ */
+struct NrSlotSymbols
+{
+    uint32_t mu{0};                        //!< numerology
+    int64_t current{-1};                   //!< the slot last closed (-1: none yet)
+    uint32_t dlSymbols{0};                 //!< the most symbols a downlink TB of it spans
+    std::map<int64_t, uint32_t> ulSymbols; //!< slot -> the most symbols an uplink TB spans
+
+    /// Slots in 1024 frames, where 5G-LENA's frame numbers wrap.
+    int64_t Wrap() const
+    {
+        return int64_t{10240} << mu;
+    }
+
+    int64_t SlotOf(const NrSchedulingCallbackInfo& info) const
+    {
+        return ((int64_t{info.m_frameNum} * 10 + info.m_subframeNum) << mu) + info.m_slotNum;
+    }
+
+    /// The downlink's RB-symbols of the slot that closes now, then start the next slot.
+    uint32_t TakeUnits(uint32_t rbs)
+    {
+        uint32_t dl = kDataSymbols;
+        if (dlSymbols > 0)
+        {
+            // OFDMA: the slot's downlink TBs share their symbols; the uplink has the rest.
+            dl = std::min(dlSymbols, kDataSymbols);
+        }
+        else if (current >= 0)
+        {
+            // No downlink TB: the slot after the last one, less what the uplink took of it.
+            current = (current + 1) % Wrap();
+            auto it = ulSymbols.find(current);
+            dl = kDataSymbols - std::min(it == ulSymbols.end() ? 0 : it->second, kDataSymbols);
+        }
+        ulSymbols.erase(current);
+        while (ulSymbols.size() > 64) // slots passed while none was closed
+        {
+            ulSymbols.erase(ulSymbols.begin());
+        }
+        dlSymbols = 0;
+        return rbs * dl;
+    }
+};
+
+void
+OnUlScheduling(std::shared_ptr<NrSlotSymbols> slot, NrSchedulingCallbackInfo info)
+{
+    auto& sym = slot->ulSymbols[slot->SlotOf(info)];
+    sym = std::max<uint32_t>(sym, info.m_numSym);
+}
+
+void
+OnDlScheduling(XrcEnbAgent* agent,
+               std::shared_ptr<NrSlotSymbols> slot,
+               NrSchedulingCallbackInfo info)
+{
+    slot->current = slot->SlotOf(info);
+    slot->dlSymbols = std::max<uint32_t>(slot->dlSymbols, info.m_numSym);
+    // 5G-LENA traces new transmissions only (NrGnbMac::DoSchedConfigIndication, NDI = 1).
+    agent->OnTransportBlock(info.m_rnti, info.m_mcs, info.m_tbSize, true, info.m_ndi != 0);
+}
+} // namespace
+
+void
+XrcNrAdapter::Install(Ptr<XrcEnbAgent> agent, Ptr<NetDevice> gnbDevice, Ptr<NetDevice> s1uDevice)
+{
+    Ptr<NrGnbNetDevice> gnb = DynamicCast<NrGnbNetDevice>(gnbDevice);
+    NS_ABORT_MSG_IF(!gnb, "XrcNrAdapter::Install needs an NrGnbNetDevice");
+    Ptr<XrcBwpManagerGnb> ccm = DynamicCast<XrcBwpManagerGnb>(gnb->GetBwpManager());
+    NS_ABORT_MSG_IF(!ccm, "call XrcBwpManagerGnb::Replace before XrcNrAdapter::Install");
+    Ptr<NrGnbPhy> phy = gnb->GetPhy(0);
+    Ptr<NrMacSchedulerNs3> sched = DynamicCast<NrMacSchedulerNs3>(gnb->GetScheduler(0));
+    NS_ABORT_MSG_IF(!sched, "XrcNrAdapter needs one of 5G-LENA's NrMacSchedulerNs3 schedulers");
+
+    auto table = std::make_shared<NrRbTable>();
+    table->amc = sched->GetDlAmc();
+    table->units = phy->GetRbNum() * kDataSymbols;
+    table->maxMcs = static_cast<int>(table->amc->GetMaxMcs());
+    table->bytes.resize(table->maxMcs + 1);
+
+    XrcRadio radio;
+    radio.tti = phy->GetSlotPeriod();
+    radio.ttiS = 1e-3 / std::pow(2.0, phy->GetNumerology());
+    radio.usableRbs = table->units;
+    // Uplink data (the flows' ACKs) takes symbols, or whole slots, of the same "F" slots:
+    // 5G-LENA's MAC traces both directions' allocations of a slot together.
+    auto slot = std::make_shared<NrSlotSymbols>();
+    slot->mu = phy->GetNumerology();
+    const uint32_t rbs = phy->GetRbNum();
+    radio.usableRbsNow = [slot, rbs]()
+    {
+        return slot->TakeUnits(rbs);
+    };
+    radio.rbsOf = [table](int mcs, uint32_t bytes)
+    {
+        return table->UnitsOf(mcs, bytes);
+    };
+    radio.bytesOf = [table](int mcs, double n)
+    {
+        return table->BytesOf(mcs, n);
+    };
+    radio.queuedByRlc = [](Ptr<const Packet> p)
+    {
+        NrRlcSduStatusTag status;
+        return p->PeekPacketTag(status);
+    };
+    radio.rlcPath = "NrGnbRrc/UeMap/*/DataRadioBearerMap/*/NrRlc";
+
+    const bool ok = gnb->GetMac(0)->TraceConnectWithoutContext(
+        "DlScheduling", MakeBoundCallback(&OnDlScheduling, PeekPointer(agent), slot));
+    NS_ABORT_MSG_IF(!ok, "cannot connect to NrGnbMac::DlScheduling");
+    const bool okUl = gnb->GetMac(0)->TraceConnectWithoutContext(
+        "UlScheduling", MakeBoundCallback(&OnUlScheduling, slot));
+    NS_ABORT_MSG_IF(!okUl, "cannot connect to NrGnbMac::UlScheduling");
+    XrcEnbAgent* a = PeekPointer(agent);
+    ccm->Watch().report = [a](uint16_t rnti, uint8_t lcid, uint32_t q, uint16_t hol)
+    {
+        a->OnBufferStatus(rnti, lcid, q, hol);
+    };
+    ccm->Watch().drain = [a](uint16_t rnti, uint8_t lcid)
+    {
+        a->OnBufferDrained(rnti, lcid);
+    };
+    agent->InstallRadio(std::move(radio), gnbDevice, s1uDevice);
+}
+
+uint32_t
+XrcNrAdapter::AddUe(Ptr<XrcEnbAgent> agent, Ptr<NetDevice> ueDevice)
+{
+    Ptr<NrUeNetDevice> ue = DynamicCast<NrUeNetDevice>(ueDevice);
+    NS_ABORT_MSG_IF(!ue, "XrcNrAdapter::AddUe needs an NrUeNetDevice");
+    return agent->AddUe(
+        [ue]()
+        {
+            return ue->GetRrc()->GetRnti();
+        });
+}
+
+} // namespace ns3

@@ -1,0 +1,150 @@
+// SPDX-License-Identifier: GPL-2.0-only
+// XRC's agent on an LTE eNB (the LTE adapter): transport blocks from LteEnbPhy's
+// DlPhyTransmission trace, RLC reports from XrcComponentCarrierManager, RBs from 36.213's TBS
+// table. The agent's logic is in xrc-enb-agent.cc; NR's adapter is nr/xrc-nr-adapter.cc.
+#include "xrc-component-carrier-manager.h"
+#include "xrc-enb-agent.h"
+
+#include "ns3/lte-amc.h"
+#include "ns3/lte-enb-net-device.h"
+#include "ns3/lte-enb-phy.h"
+#include "ns3/lte-rlc-sdu-status-tag.h"
+#include "ns3/lte-ue-net-device.h"
+#include "ns3/lte-ue-rrc.h"
+
+#include <algorithm>
+#include <vector>
+
+namespace ns3
+{
+
+namespace
+{
+constexpr int kMaxMcs = 28;
+
+/// The TB-size table of one bandwidth, for the agent's RB arithmetic.
+struct LteRbTable
+{
+    uint16_t numRbs{50};                         //!< downlink RBs
+    std::vector<std::vector<uint32_t>> tbsBytes; //!< TB bytes by [mcs][nprb]
+
+    /// RBs a TB of `bytes` at `mcs` occupies. Several RB counts can share one TB size (the
+    /// table is flat in places): take the largest count with exactly this size, else the
+    /// smallest count whose size holds it.
+    uint32_t RbsOf(int mcs, uint32_t bytes) const
+    {
+        const auto& row = tbsBytes[std::clamp(mcs, 0, kMaxMcs)];
+        auto upper = std::upper_bound(row.begin() + 1, row.end(), bytes);
+        if (upper != row.begin() + 1 && *(upper - 1) == bytes)
+        {
+            return static_cast<uint32_t>(upper - 1 - row.begin());
+        }
+        auto it = std::lower_bound(row.begin() + 1, row.end(), bytes);
+        return static_cast<uint32_t>(std::min<size_t>(it - row.begin(), numRbs));
+    }
+
+    /// Bytes `rbs` (fractional) RBs carry at `mcs`, interpolating between whole RBs.
+    double BytesOf(int mcs, double rbs) const
+    {
+        if (mcs < 0 || rbs <= 0)
+        {
+            return 0;
+        }
+        const auto& row = tbsBytes[std::min(mcs, kMaxMcs)];
+        const auto whole = static_cast<uint32_t>(std::min<double>(rbs, numRbs));
+        const double frac = std::min<double>(rbs, numRbs) - whole;
+        const double next = whole < numRbs ? row[whole + 1] : row[whole];
+        return row[whole] + frac * (next - row[whole]);
+    }
+};
+
+void
+OnLtePhyTransmission(XrcEnbAgent* agent, PhyTransmissionStatParameters p)
+{
+    // The eNB PHY does not know IMSIs (the trace carries 0): the agent finds the UE by RNTI.
+    // Both layers of a MIMO transmission occupy the same RBs: count them once.
+    agent->OnTransportBlock(p.m_rnti, p.m_mcs, p.m_size, p.m_layer == 0, p.m_ndi != 0);
+}
+} // namespace
+
+void
+XrcEnbAgent::ConfigureLteHelper(Ptr<LteHelper> lteHelper)
+{
+    lteHelper->SetEnbComponentCarrierManagerType("ns3::XrcComponentCarrierManager");
+}
+
+void
+XrcEnbAgent::Install(Ptr<NetDevice> enbDevice, Ptr<NetDevice> s1uDevice, uint16_t numRbs)
+{
+    auto table = std::make_shared<LteRbTable>();
+    table->numRbs = numRbs;
+    XrcRadio radio;
+    radio.tti = MilliSeconds(1);
+    radio.ttiS = 1e-3;
+    // ns-3's schedulers allocate whole resource-block groups (3GPP 36.213 Table 7.1.6.1-1) and
+    // drop a trailing partial group: at 50 RBs, 16 groups of 3 = 48 RBs carry data.
+    const uint16_t rbgSize = numRbs <= 10 ? 1 : numRbs <= 26 ? 2 : numRbs <= 63 ? 3 : 4;
+    radio.usableRbs = static_cast<uint16_t>(numRbs / rbgSize * rbgSize);
+    Ptr<LteAmc> amc = CreateObject<LteAmc>();
+    table->tbsBytes.assign(kMaxMcs + 1, std::vector<uint32_t>(numRbs + 1, 0));
+    for (int mcs = 0; mcs <= kMaxMcs; ++mcs)
+    {
+        for (int nprb = 1; nprb <= numRbs; ++nprb)
+        {
+            table->tbsBytes[mcs][nprb] = amc->GetDlTbSizeFromMcs(mcs, nprb) / 8;
+        }
+    }
+    radio.rbsOf = [table](int mcs, uint32_t bytes)
+    {
+        return table->RbsOf(mcs, bytes);
+    };
+    radio.bytesOf = [table](int mcs, double rbs)
+    {
+        return table->BytesOf(mcs, rbs);
+    };
+    // A PDU queued despite a TxDrop (older than the PDCP discard timer) carries an
+    // LteRlcSduStatusTag; a PDU dropped because the buffer was full does not.
+    radio.queuedByRlc = [](Ptr<const Packet> p)
+    {
+        LteRlcSduStatusTag status;
+        return p->PeekPacketTag(status);
+    };
+    radio.rlcPath = "LteEnbRrc/UeMap/*/DataRadioBearerMap/*/LteRlc";
+
+    Ptr<LteEnbNetDevice> enb = DynamicCast<LteEnbNetDevice>(enbDevice);
+    NS_ABORT_MSG_IF(!enb, "XrcEnbAgent::Install needs an LteEnbNetDevice");
+    for (auto& [ccId, cc] : enb->GetCcMap())
+    {
+        const bool ok = DynamicCast<ComponentCarrierEnb>(cc)->GetPhy()->TraceConnectWithoutContext(
+            "DlPhyTransmission", MakeBoundCallback(&OnLtePhyTransmission, this));
+        NS_ABORT_MSG_IF(!ok, "cannot connect to LteEnbPhy::DlPhyTransmission");
+    }
+    Ptr<XrcComponentCarrierManager> ccm
+        = DynamicCast<XrcComponentCarrierManager>(enb->GetComponentCarrierManager());
+    NS_ABORT_MSG_IF(!ccm, "call XrcEnbAgent::ConfigureLteHelper before installing the eNB");
+    ccm->SetReportCallback(
+        [this](uint16_t rnti, uint8_t lcid, uint32_t q, uint16_t hol)
+        {
+            OnBufferStatus(rnti, lcid, q, hol);
+        });
+    ccm->SetDrainCallback(
+        [this](uint16_t rnti, uint8_t lcid)
+        {
+            OnBufferDrained(rnti, lcid);
+        });
+    InstallRadio(std::move(radio), enbDevice, s1uDevice);
+}
+
+uint32_t
+XrcEnbAgent::AddUe(Ptr<NetDevice> ueDevice)
+{
+    Ptr<LteUeNetDevice> ue = DynamicCast<LteUeNetDevice>(ueDevice);
+    NS_ABORT_MSG_IF(!ue, "XrcEnbAgent::AddUe needs an LteUeNetDevice");
+    return AddUe(
+        [ue]()
+        {
+            return ue->GetRrc()->GetRnti();
+        });
+}
+
+} // namespace ns3
