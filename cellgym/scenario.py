@@ -38,6 +38,7 @@ from cellgym.vocab import (
     NR_FREQUENCY_RANGES_GHZ,
     NR_LOS_CONDITIONS,
     NR_MCS_TABLES,
+    NR_MIN_FREQUENCY_GHZ,
     NR_NUMEROLOGIES,
     NR_PROPAGATION_SCENARIOS,
     NR_SCHEDULERS,
@@ -158,6 +159,12 @@ class CellSpec:
             raise SpecError(
                 f"{where}.frequency_ghz={self.frequency_ghz!r} is outside NR's frequency "
                 f"ranges: {ranges} GHz"
+            )
+        if self.frequency_ghz < NR_MIN_FREQUENCY_GHZ:
+            raise SpecError(
+                f"{where}.frequency_ghz={self.frequency_ghz!r} is below "
+                f"{NR_MIN_FREQUENCY_GHZ:g} GHz, where TR 38.901's channel models start: allowed "
+                f"[{NR_MIN_FREQUENCY_GHZ:g}, 7.125] (FR1) or [24.25, 52.6] (FR2)"
             )
         allowed = NR_BANDWIDTHS_MHZ.get((fr, self.numerology))
         if allowed is None:

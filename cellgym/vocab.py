@@ -87,6 +87,8 @@ NR_FREQUENCY_RANGES_GHZ: dict[str, tuple[float, float]] = {
     "FR1": (0.41, 7.125),
     "FR2": (24.25, 52.6),
 }
+#: Lowest NR carrier CellGym accepts: TR 38.901's path-loss models hold from 0.5 GHz.
+NR_MIN_FREQUENCY_GHZ = 0.5
 #: Channel bandwidths in MHz allowed per frequency range and numerology (TS 38.101-1/-2).
 NR_BANDWIDTHS_MHZ: dict[tuple[str, int], tuple[float, float]] = {
     ("FR1", 0): (5.0, 50.0),

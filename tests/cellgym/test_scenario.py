@@ -48,6 +48,10 @@ def test_flow_tokens_carry_every_set_option():
         ({"cell": {"type": "nr", "bandwidth_mhz": 200.0}}, "scenario.cell.bandwidth_mhz"),
         ({"cell": {"type": "nr", "frequency_ghz": 10.0}}, "scenario.cell.frequency_ghz"),
         (
+            {"cell": {"type": "nr", "frequency_ghz": 0.45}},
+            "scenario.cell.frequency_ghz=0.45 is below",
+        ),
+        (
             {"cell": {"type": "nr", "frequency_ghz": 28.0, "numerology": 1}},
             "scenario.cell.numerology=1 is not used in FR2",
         ),
