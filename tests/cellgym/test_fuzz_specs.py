@@ -19,7 +19,20 @@ from hypothesis import strategies as st
 
 from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec, load_scenario
-from cellgym.vocab import CCAS, LTE_BANDWIDTHS_RBS, SpecError
+from cellgym.vocab import (
+    CCAS,
+    CELL_TYPES,
+    LTE_BANDWIDTHS_RBS,
+    NR_BANDWIDTHS_MHZ,
+    NR_FREQUENCY_RANGES_GHZ,
+    NR_LOS_CONDITIONS,
+    NR_MCS_TABLES,
+    NR_MIN_FREQUENCY_GHZ,
+    NR_NUMEROLOGIES,
+    NR_PROPAGATION_SCENARIOS,
+    NR_SCHEDULERS,
+    SpecError,
+)
 
 # -- value strategies ------------------------------------------------------------------------------
 #: Wrong types for any field: strings of numbers, booleans, None, containers, nested garbage.
@@ -94,8 +107,46 @@ UNKNOWN_KEYS = st.dictionaries(
 
 
 def cell_fields(ok: bool) -> dict[str, Any]:
+    """Any subset of both cell types' fields (an NR field on an LTE cell is an error, and so on)."""
     rbs = choice(LTE_BANDWIDTHS_RBS, ok)
-    return {"type": choice(("lte",), ok), "rbs": rbs if ok else rbs | number(1, 200, "int")}
+    return {
+        "type": choice(CELL_TYPES, ok),
+        "rbs": rbs if ok else rbs | number(1, 200, "int"),
+        "numerology": choice(NR_NUMEROLOGIES, ok) | number(-1, 5, "int"),
+        "bandwidth_mhz": number(5.0, 400.0),
+        "frequency_ghz": number(0.41, 52.6) | st.sampled_from([0.45, 0.5, 3.5, 10.0, 28.0]),
+        "propagation": choice(NR_PROPAGATION_SCENARIOS, ok),
+        "los": choice(NR_LOS_CONDITIONS, ok),
+        "scheduler": choice(NR_SCHEDULERS, ok),
+        "mcs_table": choice(NR_MCS_TABLES, ok),
+    }
+
+
+@st.composite
+def valid_cells(draw: st.DrawFn) -> dict[str, Any]:
+    """A valid LTE cell, or a valid NR cell (frequency, numerology and bandwidth consistent)."""
+    if draw(st.booleans()):
+        return draw(
+            st.fixed_dictionaries(
+                {}, optional={"type": st.just("lte"), "rbs": choice(LTE_BANDWIDTHS_RBS, True)}
+            )
+        )
+    fr, mu = draw(st.sampled_from(sorted(NR_BANDWIDTHS_MHZ)))
+    low, high = NR_FREQUENCY_RANGES_GHZ[fr]
+    bw_low, bw_high = NR_BANDWIDTHS_MHZ[(fr, mu)]
+    cell = {
+        "type": "nr",
+        "numerology": mu,
+        "frequency_ghz": draw(st.floats(max(low, NR_MIN_FREQUENCY_GHZ), high)),
+        "bandwidth_mhz": draw(st.sampled_from([bw_low, bw_high, (bw_low + bw_high) / 2])),
+    }
+    optional = {
+        "propagation": choice(NR_PROPAGATION_SCENARIOS, True),
+        "los": choice(NR_LOS_CONDITIONS, True),
+        "scheduler": choice(NR_SCHEDULERS, True),
+        "mcs_table": choice(NR_MCS_TABLES, True),
+    }
+    return {**cell, **draw(st.fixed_dictionaries({}, optional=optional))}
 
 
 def channel_fields(ok: bool) -> dict[str, Any]:
@@ -180,7 +231,7 @@ def flows(draw: st.DrawFn, agent: bool, ok: bool) -> Any:
 def _scenario(agent: bool, ok: bool) -> Any:
     fields = {
         **scenario_fields(ok),
-        "cell": section(cell_fields(ok), ok),
+        "cell": valid_cells() if ok else section(cell_fields(ok), ok),
         "channel": section(channel_fields(ok), ok),
         "flows": flows(agent, ok),
     }
@@ -213,6 +264,8 @@ def rewards() -> Any:
 # -- what a rejection must name --------------------------------------------------------------------
 #: Fields checked against one another: an error about one may name the other.
 COUPLED = {
+    "cell.numerology": ["cell.frequency_ghz"],
+    "cell.frequency_ghz": ["cell.numerology"],
     "channel.min_distance_m": ["channel.max_distance_m"],
     "num_ues": ["channel.distances_m", "].ue"],
     "ue": ["scenario.num_ues"],
