@@ -80,10 +80,7 @@ def _receive(b, f, seq, send, retx, t, p, fc, fi, fx, lost):
     seg = p[P_SEG_BYTES]
     k = lost.shape[2]
     size = fc[f, FC_SIZE_BYTES]
-    payload = seg
-    if fc[f, FC_TRAFFIC] == TRAFFIC_SHORT:
-        payload = max(0.0, min(seg, size - seq * seg))
-    fx[b, f, X_O_RX] += payload
+    old_cum = fi[b, f, I_RCV_CUM]
     filled = False
     if retx:
         j = _lost_slot(fi, lost, b, f, seq)
@@ -105,6 +102,13 @@ def _receive(b, f, seq, send, retx, t, p, fc, fi, fx, lost):
             cum = min(cum, lost[b, f, j, 0])
             break
     fi[b, f, I_RCV_CUM] = cum
+    # The application reads in order (ns-3's PacketSink ``Rx``): a segment above a hole counts
+    # when the hole is filled, a duplicate never.
+    if cum > old_cum:
+        if fc[f, FC_TRAFFIC] == TRAFFIC_SHORT:
+            fx[b, f, X_O_RX] += max(0.0, min(cum * seg, size) - min(old_cum * seg, size))
+        else:
+            fx[b, f, X_O_RX] += (cum - old_cum) * seg
     if cum < high or filled:
         # Out of order, or a hole filled: ACK at once (RFC 5681 4.2).
         if seq > cum:
