@@ -19,6 +19,7 @@ from numba import njit
 from envs.fastsim.codes import LOS_ALWAYS, LOS_PROBABILISTIC, PROP_UMA, PROP_UMI
 from envs.fastsim.params import (
     P_NR_BLOCK_LOSS_DB,
+    P_NR_NLOS_LOSS_DB,
     P_NR_BLOCKED_MS,
     P_NR_CLEAR_MS,
     P_NR_DCORR_LOS,
@@ -126,7 +127,8 @@ def _nr_sinr_db(b, u, p, ue):
     )
     sigma = p[P_NR_SF_LOS] if los else p[P_NR_SF_NLOS]
     block = p[P_NR_BLOCK_LOSS_DB] if ue[b, u, U_BLOCKED] > 0 else 0.0
-    return p[P_NR_LINK_DB] - pl - sigma * ue[b, u, U_SHADOW_Z] - block
+    nlos = 0.0 if los else p[P_NR_NLOS_LOSS_DB]
+    return p[P_NR_LINK_DB] - pl - sigma * ue[b, u, U_SHADOW_Z] - block - nlos
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)

@@ -17,6 +17,7 @@ import numpy as np
 from cellgym.fields import SEGMENT_BYTES
 from cellgym.scenario import ScenarioSpec, SpecError
 from cellgym.traces import check_wired
+from cellgym.vocab import NR_PROPAGATION_SCENARIOS
 from envs.fastsim import nr
 from envs.fastsim.codes import (
     LOS_CODES,
@@ -114,7 +115,8 @@ P_NR_CLEAR_MS = 56  # mean unblocked sojourn
 P_HARQ_RTT_SLOTS = 57  # first transmission -> retransmission of a failed TB
 P_HARQ_MAX_TX = 58  # transmissions of a TB at most (then the TB is lost)
 P_HARQ_BLER_RETX = 59  # failure probability of a retransmission (soft combining)
-P_LEN = 60
+P_NR_NLOS_LOSS_DB = 60  # array gain lost without a line of sight, dB
+P_LEN = 61
 
 # -- columns of the flow settings matrix ------------------------------------------------------
 FC_UE = 0
@@ -204,7 +206,12 @@ class FastSimParams:
             of 14, DMRS resource elements, TS 38.214's xOverhead (0, 6, 12 or 18).
         nr_layers: NR MIMO layers of the TBS (TS 38.214's v).
         nr_tx_power_dbm, nr_noise_figure_db: NR gNB transmit power, UE noise figure.
-        nr_beam_gain_fr1_db, nr_beam_gain_fr2_db: NR combined antenna/beamforming gain.
+        nr_beam_gain_fr1_db, nr_beam_gain_fr2_db: NR combined antenna/beamforming gain (the ns-3
+            cell's 4x4 gNB and 1x2 UE isotropic arrays: 10 log10(16) + 10 log10(2) = 15 dB).
+        nr_nlos_loss_db: NR loss added in NLOS, per TR 38.901 scenario (UMi, UMa, RMa): array
+            gain lost because 5G-LENA's ideal direct-path beam points along a blocked path while
+            the channel's scattered paths arrive off the beam, and whatever else separates this
+            model's NLOS link from 5G-LENA's (fitted to the ns-3 cell, XRC flow throughput).
         nr_shadowing: NR log-normal shadowing (TR 38.901 sigma per scenario) on or off.
         nr_block_loss_db: FR2 blockage loss while blocked (0: no blockage process).
         nr_blocked_mean_ms, nr_clear_mean_ms: FR2 blockage: mean blocked / unblocked sojourn.
@@ -248,13 +255,14 @@ class FastSimParams:
     nr_mcs_offset_db: float = 0.0
     nr_ctrl_symbols: int = 2
     nr_dmrs_re: int = 12
-    nr_xoverhead: int = 0
+    nr_xoverhead: int = 6
     nr_layers: int = 1
-    nr_tx_power_dbm: float = 35.0
+    nr_tx_power_dbm: float = 30.0
     nr_noise_figure_db: float = 9.0
-    nr_beam_gain_fr1_db: float = 0.0
-    nr_beam_gain_fr2_db: float = 20.0
-    nr_shadowing: bool = True
+    nr_beam_gain_fr1_db: float = 15.0
+    nr_beam_gain_fr2_db: float = 15.0
+    nr_nlos_loss_db: tuple[float, float, float] = (8.0, 20.0, -3.0)
+    nr_shadowing: bool = False
     nr_block_loss_db: float = 25.0
     nr_blocked_mean_ms: float = 250.0
     nr_clear_mean_ms: float = 2000.0
@@ -491,6 +499,7 @@ class FastSimParams:
         p[P_NR_DCORR_LOS] = sc["dcorr_los"]
         p[P_NR_DCORR_NLOS] = sc["dcorr_nlos"]
         p[P_NR_BLOCK_LOSS_DB] = self.nr_block_loss_db if fr2 else 0.0
+        p[P_NR_NLOS_LOSS_DB] = self.nr_nlos_loss_db[NR_PROPAGATION_SCENARIOS.index(c.propagation)]
         p[P_NR_BLOCKED_MS] = self.nr_blocked_mean_ms
         p[P_NR_CLEAR_MS] = self.nr_clear_mean_ms
 

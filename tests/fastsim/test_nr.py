@@ -108,7 +108,8 @@ def test_params_slot_length_and_tables():
     assert p.slots_per_ms == 8 and p.num_prbs == 66
     lte = FastSimParams.from_spec({"flows": [{"cca": "xrc"}]})
     assert lte.slots_per_ms == 1 and not lte.is_nr
-    p = FastSimParams.from_spec(nr_spec(mcs_table="256qam", bandwidth_mhz=100.0))
+    # Without the overhead of xOverhead (TS 38.214's value for the hand-worked TBS below).
+    p = FastSimParams.from_spec(nr_spec(mcs_table="256qam", bandwidth_mhz=100.0), nr_xoverhead=0)
     tbs = p.tbs_table()
     assert tbs.shape == (28, 274)
     assert tbs[27, 273] == 270576 // 8

@@ -93,7 +93,7 @@ def test_xrc_keeps_hol_low_on_nr():
     cubic = compute_metrics(run_native(spec, "cubic", 2, backend="fast"), from_s=1.0)
     assert xrc["utilization"] > 0.8
     assert xrc["hol_delay_ms"]["p90"] < 10.0
-    assert xrc["hol_delay_ms"]["p90"] < 0.5 * cubic["hol_delay_ms"]["p90"]
+    assert xrc["hol_delay_ms"]["p90"] < 0.6 * cubic["hol_delay_ms"]["p90"]
 
 
 @pytest.mark.parametrize("controller", ["xrc_policy", "explicit_rate"])
