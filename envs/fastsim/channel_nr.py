@@ -19,7 +19,6 @@ from numba import njit
 from envs.fastsim.codes import LOS_ALWAYS, LOS_PROBABILISTIC, PROP_UMA, PROP_UMI
 from envs.fastsim.params import (
     P_NR_BLOCK_LOSS_DB,
-    P_NR_NLOS_LOSS_DB,
     P_NR_BLOCKED_MS,
     P_NR_CLEAR_MS,
     P_NR_DCORR_LOS,
@@ -29,6 +28,7 @@ from envs.fastsim.params import (
     P_NR_H_UT,
     P_NR_LINK_DB,
     P_NR_LOS_MODE,
+    P_NR_NLOS_LOSS_DB,
     P_NR_SCENARIO,
     P_NR_SF_LOS,
     P_NR_SF_NLOS,

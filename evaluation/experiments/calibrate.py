@@ -67,6 +67,7 @@ from evaluation.experiments.calibration_report import (
 )
 
 __all__ = [
+    "NR_SCENARIOS",
     "SCENARIOS",
     "TARGETS",
     "WARMUP_S",
@@ -106,6 +107,16 @@ SCENARIOS: tuple[str, ...] = (
     "agent_walk_cwnd",
     "agent_steps_rate",
 )
+#: The NR cell's rows (5G-LENA on ns-3), a table of their own (``--scenarios nr``, written to
+#: ``docs/calibration/nr/`` with fewer seeds and shorter runs: an NR cell simulates at about a
+#: third of the LTE cell's speed).
+NR_SCENARIOS: tuple[str, ...] = (
+    "nr_umi_los_xrc",
+    "nr_umi_nlos_xrc",
+    "nr_uma_nlos_xrc",
+    "nr_rma_nlos_xrc",
+    "nr_umi_los_cubic",
+)
 #: Their folder under ``configs/scenario/``.
 SCENARIO_FOLDER = "calibration"
 SIM_TIME_RANGE_S: tuple[float, float] = (2.0, 3600.0)
@@ -120,7 +131,7 @@ def scenario(name: str, sim_time_s: float) -> ScenarioSpec:
     Raises:
         SpecError: An unknown ``name`` or ``sim_time_s`` outside [2, 3600], naming the argument.
     """
-    check_choice("scenario", name, SCENARIOS)
+    check_choice("scenario", name, SCENARIOS + NR_SCENARIOS)
     check_range("sim_time_s", sim_time_s, *SIM_TIME_RANGE_S)
     return load_scenario(f"{SCENARIO_FOLDER}/{name}", sim_time_s=float(sim_time_s))
 
@@ -428,7 +439,10 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     ap.add_argument("--seeds", type=int, default=9, help="seeds per scenario and backend")
     ap.add_argument("--sim-time-s", type=float, default=20.0, help="simulated seconds per run")
     ap.add_argument("--jobs", type=int, default=1, help="parallel ns-3 runs")
-    ap.add_argument("--scenarios", default="all", help="comma list of scenario names, or all")
+    ap.add_argument(
+        "--scenarios", default="all",
+        help="comma list of scenario names, or all (the LTE table) or nr (the NR rows)",
+    )  # fmt: skip
     ap.add_argument(
         "--no-replay", action="store_true",
         help="fast backend draws its own random moves instead of replaying ns-3's",
@@ -457,7 +471,8 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         ap.error(f"--jobs={args.jobs}: allowed [1, inf)")
     seeds = [1] if args.quick else list(range(1, args.seeds + 1))
     sim_time_s = 8.0 if args.quick else args.sim_time_s
-    names = list(SCENARIOS) if args.scenarios == "all" else args.scenarios.split(",")
+    groups = {"all": SCENARIOS, "nr": NR_SCENARIOS}
+    names = list(groups.get(args.scenarios, args.scenarios.split(",")))
     try:
         specs = {n: scenario(n, sim_time_s) for n in names}
     except ValueError as exc:

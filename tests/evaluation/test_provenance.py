@@ -25,6 +25,7 @@ REPORTS = {
         CALIBRATION / "uplink-bsr" / "calibration.json",
         calibrate.INPUTS,
     ),
+    "docs/calibration/nr": (CALIBRATION / "nr" / "calibration.json", calibrate.INPUTS),
     "docs/xrc-reproduction": (XRC / "numbers.json", xrc_paper.INPUTS),
 }
 
@@ -43,7 +44,7 @@ def test_committed_report_is_current(report: str) -> None:
 
 
 def test_committed_reports_show_their_provenance() -> None:
-    for name in ("calibration", "uplink-bsr"):
+    for name in ("calibration", "uplink-bsr", "nr"):
         folder = CALIBRATION if name == "calibration" else CALIBRATION / name
         prov = _provenance(folder / "calibration.json")
         assert provenance.markdown_line(prov) in (folder / "calibration.md").read_text()
