@@ -28,3 +28,18 @@ register(
         }
     },
 )
+register(
+    id="CellGym/NrSingleFlow-v0",
+    entry_point=_ENTRY,
+    kwargs={"scenario": "nr_single_flow"},
+)
+register(
+    id="CellGym/NrVsCubic-v0",
+    entry_point=_ENTRY,
+    kwargs={"scenario": "nr_vs_cubic"},
+)
+register(
+    id="CellGym/NrMmWave-v0",
+    entry_point=_ENTRY,
+    kwargs={"scenario": "nr_mmwave"},
+)
