@@ -59,9 +59,12 @@ def timed(step: Callable[[], None], seconds: float, per_call: int = 1) -> float:
     return n * per_call / (time.perf_counter() - t0)
 
 
-def bench_ns3(sim_time_s: float) -> tuple[float, float]:
-    """(steps/s, reset s) of ``LteCellEnv(backend="ns3")`` over one episode."""
+def bench_ns3(sim_time_s: float, cell: dict | None = None) -> tuple[float, float]:
+    """(steps/s, reset s) of ``LteCellEnv(backend="ns3")`` over one episode (``cell``: the
+    scenario's cell section, default the LTE cell)."""
     spec = {"name": "single_flow", "sim_time_s": sim_time_s, "flows": [{"cca": "agent"}]}
+    if cell is not None:
+        spec["cell"] = cell
     env = LteCellEnv(scenario=spec, backend="ns3")
     try:
         t0 = time.perf_counter()
@@ -140,7 +143,7 @@ def main() -> None:
         ap.error(f"--seconds={args.seconds}: allowed [0.1, 600]")
 
     if args.nr_only:
-        bench_nr(args.seconds)
+        bench_nr(args.seconds, ns3_sim_time_s=None if args.skip_ns3 else args.ns3_sim_time)
         return
     ns3 = None
     if not args.skip_ns3:
@@ -177,14 +180,16 @@ def main() -> None:
         )
         r1, r64 = (bench_kernel(spec, b, args.seconds / 2) for b in (1, 64))
         print(f"1 UE x {n_flows} flows{'':<10}{r1:>14,.0f}{r64:>14,.0f}", flush=True)
-    bench_nr(args.seconds)
+    bench_nr(args.seconds, ns3_sim_time_s=None if args.skip_ns3 else args.ns3_sim_time)
 
 
-def bench_nr(seconds: float, rounds: int = 3) -> None:
+def bench_nr(seconds: float, rounds: int = 3, ns3_sim_time_s: float | None = None) -> None:
     """NR cells beside the LTE cell, same scenario otherwise: steps/s and the ratio to LTE.
 
     The cells are measured in turn, ``rounds`` times, and each figure is the median of its
-    rounds: on a shared machine the load drifts between measurements.
+    rounds: on a shared machine the load drifts between measurements. With ``ns3_sim_time_s``,
+    each cell's ns-3 environment (5G-LENA for NR) is timed once too, and the single fast
+    environment's rate is given as a ratio to it.
     """
     print("\nNR cells (one agent flow at 100 m; medians of alternating rounds; ratio to LTE):")
     cells = (("LTE 50 RBs", None), *NR_CELLS)
@@ -199,6 +204,12 @@ def bench_nr(seconds: float, rounds: int = 3) -> None:
             k1, k64 = (bench_kernel(spec, b, seconds) for b in (1, 64))
             runs[label].append((single, k1, k64))
     med = {label: np.median(np.array(r), axis=0) for label, r in runs.items()}
+    if ns3_sim_time_s is not None:
+        print(f"{'cell':<24}{'ns-3 env':>12}{'fast single env':>18}{'x ns-3':>10}")
+        for label, cell in cells:
+            rate, _ = bench_ns3(ns3_sim_time_s, cell)
+            fast = med[label][0]
+            print(f"{label:<24}{rate:>12,.0f}{fast:>18,.0f}{fast / rate:>10,.0f}", flush=True)
     lte = med["LTE 50 RBs"]
     print(f"{'cell':<24}{'gym.make single':>18}{'kernel 1 cell':>16}{'kernel 64 cells':>18}")
     for label, _ in cells:
