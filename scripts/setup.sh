@@ -51,8 +51,15 @@ if NR_OUT=$(bash scripts/build-nr.sh "$NS3_DIR" .venv/bin/python); then
 else
   echo "[setup] continuing without the NR cell (LTE is unaffected)" >&2
 fi
-if [ ! -f build/ns3/build.ninja ] || ! grep -qxF "CELLGYM_NR_DIR:PATH=$NR_DIR" build/ns3/CMakeCache.txt; then
-  cmake -S ns3-scenarios -B build/ns3 -G Ninja -DNS3_WHEEL_DIR="$NS3_DIR" -DCELLGYM_NR_DIR="$NR_DIR" >/dev/null
+# With NR, the programs record every ns-3 library they link (no --as-needed), so that 5G-LENA's
+# dependencies load through the program's rpath, this checkout's wheel: the cached 5G-LENA library
+# is shared by checkouts, and its own runpath names the wheel of the venv that built it.
+NR_LINK=""
+[ -z "$NR_DIR" ] || NR_LINK="-Wl,--no-as-needed"
+if [ ! -f build/ns3/build.ninja ] || ! grep -qxF "CELLGYM_NR_DIR:PATH=$NR_DIR" build/ns3/CMakeCache.txt ||
+   ! grep -qxF "CMAKE_EXE_LINKER_FLAGS:STRING=$NR_LINK" build/ns3/CMakeCache.txt; then
+  cmake -S ns3-scenarios -B build/ns3 -G Ninja -DNS3_WHEEL_DIR="$NS3_DIR" -DCELLGYM_NR_DIR="$NR_DIR" \
+    -DCMAKE_EXE_LINKER_FLAGS="$NR_LINK" >/dev/null
 fi
 if ! cmake --build build/ns3 -j"$(nproc)" > build/ns3/last-build.log 2>&1; then
   tail -40 build/ns3/last-build.log >&2
