@@ -75,26 +75,13 @@ def _alone(spec: ScenarioSpec) -> None:
     )
 
 
-def _lock_step(spec: ScenarioSpec) -> None:
-    """Step a scenario without agent flows in strict lock step (``reply_ahead=False``)."""
-    session = Ns3Session(spec, seed=1, reply_ahead=False)
-    empty = np.zeros((0, 2))
+def _step_to_end(spec: ScenarioSpec, actions: np.ndarray, reply_ahead: bool = True) -> None:
+    """Step ``spec`` on ns-3 with the same ``[A, 2]`` actions at every step to its end."""
+    session = Ns3Session(spec, seed=1, reply_ahead=reply_ahead)
     try:
         raw = session.start()
         while not raw.done:
-            raw = session.step(empty)
-    finally:
-        session.close()
-
-
-def _agent(spec: ScenarioSpec) -> None:
-    """Step the agent flow with the constant ``ACTION`` to the end."""
-    session = Ns3Session(spec, seed=1)
-    action = np.array([ACTION])
-    try:
-        raw = session.start()
-        while not raw.done:
-            raw = session.step(action)
+            raw = session.step(actions)
     finally:
         session.close()
 
@@ -111,8 +98,11 @@ def main() -> None:
     steps = native.num_steps
     cases: dict[str, tuple[Callable[[], None], Callable[[], None]]] = {
         "native": (lambda: _alone(native), lambda: run_native(native, "cubic", seed=1)),
-        "lock": (lambda: _alone(native), lambda: _lock_step(native)),
-        "agent": (lambda: _alone(agent), lambda: _agent(agent)),
+        "lock": (
+            lambda: _alone(native),
+            lambda: _step_to_end(native, np.zeros((0, 2)), reply_ahead=False),
+        ),
+        "agent": (lambda: _alone(agent), lambda: _step_to_end(agent, np.array([ACTION]))),
     }
     results: dict[str, list[tuple[tuple[float, float, float], tuple[float, float, float]]]] = {
         name: [] for name in cases

@@ -13,8 +13,8 @@ from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec
 from envs.fastsim import FastCellBatch, FastSimParams
 from envs.fastsim.vector_env import make_fast_vec_env
-from envs.session import open_session
 from evaluation.rollouts import run_controller, run_native
+from tests.fastsim.test_fastsim import run_cell
 
 NR = {"type": "nr"}
 
@@ -23,17 +23,6 @@ def nr_spec(cell=None, **fields) -> ScenarioSpec:
     data = {"sim_time_s": 2.0, "cell": {**NR, **(cell or {})}, "flows": [{"cca": "agent"}]}
     data.update(fields)
     return ScenarioSpec.from_config(data)
-
-
-def run(spec: ScenarioSpec, seed: int) -> tuple[np.ndarray, np.ndarray]:
-    session = open_session(spec, seed, backend="fast")
-    raw = session.start()
-    flows, ues = [raw.flows], [raw.ues]
-    while not raw.done:
-        raw = session.step(np.zeros((0, 2)))
-        flows.append(raw.flows)
-        ues.append(raw.ues)
-    return np.stack(flows), np.stack(ues)
 
 
 def test_gym_make_and_vector_env_on_an_nr_cell():
@@ -62,10 +51,10 @@ def test_same_seed_same_trajectory_and_batch_equals_single():
         flows=[{"cca": "cubic"}, {"cca": "xrc"}],
         num_ues=2,
     )
-    f1, u1 = run(spec, 11)
-    f2, u2 = run(spec, 11)
+    f1, u1 = run_cell(spec, 11)
+    f2, u2 = run_cell(spec, 11)
     assert np.array_equal(f1, f2) and np.array_equal(u1, u2)
-    f3, _ = run(spec, 12)
+    f3, _ = run_cell(spec, 12)
     assert not np.array_equal(f1, f3)
     batch = FastCellBatch(FastSimParams.from_spec(spec), 2)
     batch.reset(np.array([12, 11]))
@@ -129,7 +118,7 @@ def test_rate_scales_with_bandwidth_and_numerology():
 
 
 def test_nr_delays_and_feedback():
-    flows, ues = run(nr_spec(flows=[{"cca": "xrc"}]), 1)
+    flows, ues = run_cell(nr_spec(flows=[{"cca": "xrc"}]), 1)
     assert 30 <= flows[-1, 0, FLOW["rtt_min_ms"]] <= 38  # 2 x 15 ms core + NR air delays
     assert flows[-1, 0, FLOW["fb_rate_mbps"]] == pytest.approx(
         ues[-1, 0, UE["capacity_mbps"]], rel=0.1
