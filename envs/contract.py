@@ -68,6 +68,8 @@ __all__ = [
     "action_space",
     "agent_flow",
     "check_env_args",
+    "flow_command",
+    "flow_observation",
     "observation_space",
 ]
 
@@ -99,3 +101,41 @@ def check_env_args(action_mode: str, max_change: float, **_: Any) -> None:
     check_choice("action_mode", action_mode, ACTION_MODES)
     check_type("max_change", max_change, "float")
     check_max_change(max_change)
+
+
+def flow_observation(flows: np.ndarray, flow: int, step_s: float) -> np.ndarray:
+    """The observation (``OBS_TABLE``) of ``flow`` from a step's raw ``[F, FLOW_FIELDS]`` array."""
+    vals = flows[flow, OBS_RAW_COLUMNS]  # a float64 copy
+    vals[OBS_ACKED] = vals[OBS_ACKED] * 8e-6 / step_s  # acked bytes -> Mbit/s
+    obs = vals.astype(np.float32)
+    np.minimum(obs, OBS_HIGH, out=obs)
+    return np.maximum(obs, 0.0, out=obs)
+
+
+def flow_command(
+    row: np.ndarray, a: float, action_mode: str, max_change: float, rate_mbps: float
+) -> tuple[float, float, float]:
+    """Turn a relative action into the absolute command of one agent flow.
+
+    Args:
+        row: The flow's raw values of the last step (``FLOW_FIELDS``).
+        a: The clipped relative action in [-1, 1].
+        action_mode: ``cwnd`` (the window changes by ``max_change ** a``) or ``rate`` (the pacing
+            rate does; the window becomes twice the rate times the minimum RTT).
+        max_change: Largest factor of one step.
+        rate_mbps: The flow's pacing rate set by the previous action (0 before the first).
+
+    Returns:
+        ``(cwnd_bytes, pacing_rate_mbps, rate_mbps)``: the command (a pacing rate of 0 means no
+        pacing) and the rate to pass back next step.
+    """
+    factor = max_change**a
+    if action_mode == "cwnd":
+        cwnd = row[FLOW["cwnd_bytes"]] or 10 * SEGMENT_BYTES
+        return min(MAX_CWND_BYTES, max(MIN_CWND_BYTES, float(cwnd * factor))), 0.0, rate_mbps
+    if rate_mbps <= 0:
+        rate_mbps = row[FLOW["fb_rate_mbps"]] or 1.0
+    rate_mbps = min(MAX_RATE_MBPS, max(MIN_RATE_MBPS, float(rate_mbps * factor)))
+    rtt_min_s = (row[FLOW["rtt_min_ms"]] or 40.0) / 1000.0
+    cwnd = max(4 * SEGMENT_BYTES, 2 * rate_mbps * 1e6 / 8 * rtt_min_s)
+    return min(cwnd, MAX_CWND_BYTES), rate_mbps, rate_mbps

@@ -8,25 +8,20 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
-from cellgym.fields import FLOW, SEGMENT_BYTES, UE
+from cellgym.fields import UE
 from cellgym.reward import RewardSpec, fairness_groups, reward_terms
 from cellgym.scenario import ScenarioSpec
 from cellgym.seeding import draw_rng_run
 from cellgym.vocab import check_range, check_type
 from envs.contract import (
-    MAX_CWND_BYTES,
-    MAX_RATE_MBPS,
-    MIN_CWND_BYTES,
-    MIN_RATE_MBPS,
     OBS,
-    OBS_ACKED,
     OBS_FIELDS,
-    OBS_HIGH,
-    OBS_RAW_COLUMNS,
     REWARD_TERMS,
     action_space,
     agent_flow,
     check_env_args,
+    flow_command,
+    flow_observation,
     observation_space,
 )
 from envs.session import RawStep, Session, check_backend_supports, open_session
@@ -230,25 +225,13 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
     def _command(self, a: float) -> np.ndarray:
         """Turn the relative action into the absolute ``[1, 2]`` (cwnd bytes, pacing Mbit/s)."""
         assert self._last is not None
-        row = self._last.flows[self.flow]
-        factor = self.max_change**a
-        if self.action_mode == "cwnd":
-            cwnd = row[FLOW["cwnd_bytes"]] or 10 * SEGMENT_BYTES
-            cwnd = min(MAX_CWND_BYTES, max(MIN_CWND_BYTES, float(cwnd * factor)))
-            return np.array([[cwnd, 0.0]])
-        if self._rate_mbps <= 0:
-            self._rate_mbps = row[FLOW["fb_rate_mbps"]] or 1.0
-        self._rate_mbps = min(MAX_RATE_MBPS, max(MIN_RATE_MBPS, float(self._rate_mbps * factor)))
-        rtt_min_s = (row[FLOW["rtt_min_ms"]] or 40.0) / 1000.0
-        cwnd = max(4 * SEGMENT_BYTES, 2 * self._rate_mbps * 1e6 / 8 * rtt_min_s)
-        return np.array([[min(cwnd, MAX_CWND_BYTES), self._rate_mbps]])
+        cwnd, pacing, self._rate_mbps = flow_command(
+            self._last.flows[self.flow], a, self.action_mode, self.max_change, self._rate_mbps
+        )
+        return np.array([[cwnd, pacing]])
 
     def _observe(self, raw: RawStep) -> np.ndarray:
-        vals = raw.flows[self.flow, OBS_RAW_COLUMNS]  # a float64 copy
-        vals[OBS_ACKED] = vals[OBS_ACKED] * 8e-6 / self.step_s  # acked bytes -> Mbit/s
-        obs = vals.astype(np.float32)
-        np.minimum(obs, OBS_HIGH, out=obs)
-        return np.maximum(obs, 0.0, out=obs)
+        return flow_observation(raw.flows, self.flow, self.step_s)
 
     def _info(self, raw: RawStep, copy: bool = True) -> dict[str, Any]:
         return {
