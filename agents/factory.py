@@ -99,6 +99,8 @@ def make_base_vec_env(cfg: TrainConfig, seed: int) -> Any:
 
     spec, reward = asdict(cfg.scenario), asdict(cfg.reward)
     n = cfg.backend.n_envs
+    if len(cfg.scenario.agent_flows) > 1:
+        return FeatureVecEnv(VecMonitor(make_multi_agent_vec_env(cfg, seed)), cfg.features)
     if cfg.backend.name == "fast":
         from envs.fastsim.vector_env import make_fast_vec_env
 
@@ -113,6 +115,66 @@ def make_base_vec_env(cfg: TrainConfig, seed: int) -> Any:
         venv = DummyVecEnv(fns)
     venv.seed(seed)
     return FeatureVecEnv(venv, cfg.features)
+
+
+def make_multi_agent_vec_env(cfg: TrainConfig, seed: int) -> Any:
+    """Several agent flows as one SB3 vector env: one policy shared by every flow.
+
+    Each of ``cfg.backend.n_envs`` cells is a ``MultiFlowCellEnv`` whose agents become entries
+    of the vector (SuperSuit's ``pettingzoo_env_to_vec_env_v1``, then ``concat_vec_envs_v1``:
+    ``n_envs x agents`` entries; ns-3 cells in worker processes when ``n_envs > 1``). An agent
+    whose flow has not started or has ended observes zeros and gets no reward
+    (``MultiFlowCellEnv(keep_agents=True)``: SuperSuit's vector needs a fixed set of agents).
+    """
+    from dataclasses import asdict
+
+    import supersuit as ss
+
+    from envs.multi_flow import MultiFlowCellEnv
+
+    kwargs: dict[str, Any] = {**env_kwargs(cfg), "backend": cfg.backend.name}
+    if cfg.backend.name == "ns3":
+        kwargs["timeout_s"] = cfg.timeout_s
+    env = MultiFlowCellEnv(asdict(cfg.scenario), asdict(cfg.reward), keep_agents=True, **kwargs)
+    venv = ss.pettingzoo_env_to_vec_env_v1(env)
+    n = cfg.backend.n_envs
+    workers = n if cfg.backend.name == "ns3" and n > 1 else 0
+    venv = ss.concat_vec_envs_v1(venv, n, num_cpus=workers, base_class="stable_baselines3")
+    out = _SeededVecEnv(venv)
+    out.seed(seed)
+    return out
+
+
+class _SeededVecEnv:
+    """SuperSuit's SB3 vector with the seeding SB3 expects (its own ``seed`` fails).
+
+    ``seed(s)`` takes effect at the next ``reset``: cell ``i`` resets with seed ``s + i``, and
+    later resets continue from each cell's generator.
+    """
+
+    def __new__(cls, venv: Any) -> Any:
+        from stable_baselines3.common.vec_env import VecEnvWrapper
+
+        class SeededVecEnv(VecEnvWrapper):
+            def __init__(self, venv: Any) -> None:
+                super().__init__(venv)
+                self._seed: int | None = None
+
+            def seed(self, seed: int | None = None) -> list[int | None]:
+                self._seed = seed
+                return [None if seed is None else seed + i for i in range(self.num_envs)]
+
+            def reset(self) -> Any:
+                if self._seed is None:
+                    return self.venv.reset()
+                obs, self.venv.reset_infos = self.venv.venv.reset(seed=self._seed)
+                self._seed = None
+                return obs
+
+            def step_wait(self) -> Any:
+                return self.venv.step_wait()
+
+        return SeededVecEnv(venv)
 
 
 def make_vec_env(cfg: TrainConfig, seed: int, vecnormalize_path: Path | None = None) -> Any:

@@ -18,6 +18,7 @@ a policy trained in one plugs into the other.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -86,6 +87,10 @@ class MultiFlowCellEnv(ParallelEnv):
         max_change: Largest factor by which one step changes a window or rate.
         timeout_s: Longest wait for one ns-3 step before ``SimulatorTimeout``.
         shared_fairness: Weight of the shared fairness term, in [0, 100].
+        keep_agents: Keep every possible agent in ``agents`` until the episode ends: before its
+            flow starts and after it ends an agent observes zeros, its actions are ignored and
+            its reward is 0 (the fixed agent set that vectorised training, e.g. SuperSuit's
+            ``pettingzoo_env_to_vec_env_v1``, needs).
     """
 
     metadata = {"name": "cellgym_multi_flow_v0", "render_modes": [], "is_parallelizable": True}
@@ -99,6 +104,7 @@ class MultiFlowCellEnv(ParallelEnv):
         max_change: float = 2.0,
         timeout_s: float = 60.0,
         shared_fairness: float = 0.0,
+        keep_agents: bool = False,
     ) -> None:
         self.spec_scenario = ScenarioSpec.from_config(scenario or ScenarioSpec())
         self.reward_spec = RewardSpec.from_config(reward)
@@ -108,6 +114,7 @@ class MultiFlowCellEnv(ParallelEnv):
         check_range("timeout_s", timeout_s, 1e-3, 86_400.0)
         check_type("shared_fairness", shared_fairness, "float")
         check_range("shared_fairness", shared_fairness, 0.0, 100.0)
+        check_type("keep_agents", keep_agents, "bool")
         flows = self.spec_scenario.flows
         self._flows: list[int] = list(self.spec_scenario.agent_flows)
         if not self._flows:
@@ -120,6 +127,8 @@ class MultiFlowCellEnv(ParallelEnv):
         self.max_change = float(max_change)
         self.timeout_s = float(timeout_s)
         self.shared_fairness = float(shared_fairness)
+        self.keep_agents = bool(keep_agents)
+        self._running: list[str] = []
         self.render_mode = None
         self.possible_agents: list[str] = [f"flow_{i}" for i in self._flows]
         self.agents: list[str] = []
@@ -142,6 +151,9 @@ class MultiFlowCellEnv(ParallelEnv):
         self._rates = np.zeros(len(self._flows))
         self._ended: set[str] = set()
         self.rng_run = 0
+        #: Called with every ``RawStep`` of the cell, those stepped while no agent runs included
+        #: (``evaluation.rollouts`` records episodes through it).
+        self.on_raw: Callable[[RawStep], None] | None = None
 
     # -- spaces --------------------------------------------------------------------------------
     def observation_space(self, agent: str) -> spaces.Box:
@@ -167,13 +179,15 @@ class MultiFlowCellEnv(ParallelEnv):
             self.spec_scenario, self.rng_run, backend=self.backend, timeout_s=self.timeout_s
         )
         self._last = self._session.start()
+        self._emit(self._last)
         self._rates[:] = 0.0
         self._ended = set()
-        self.agents = self._live(self._last)
-        if not self.agents:
+        self._running = self._live(self._last)
+        if not self._running and not self.keep_agents:
             self._advance_idle()
+        self._set_agents()
         raw = self._last
-        obs = {a: flow_observation(raw.flows, self.agent_flow[a], self.step_s) for a in self.agents}
+        obs = {a: self._observe(raw, a) for a in self.agents}
         infos = {a: {"t": raw.t, "rng_run": self.rng_run} for a in self.agents}
         return obs, infos
 
@@ -197,21 +211,22 @@ class MultiFlowCellEnv(ParallelEnv):
                     f"actions has agent {name!r}, which is not live: allowed {self.agents}"
                 )
         acting = list(self.agents)
-        raw = self._session.step(self._commands(actions))
+        before = set(self._running)
+        raw = self._session.step(self._commands({a: actions[a] for a in actions if a in before}))
         self._last = raw
-        live = self._live(raw)
-        ending = [a for a in acting if a not in live]
+        self._emit(raw)
+        self._running = self._live(raw)
+        ending = [a for a in before if a not in self._running]
         self._ended.update(ending)
-        joined = [a for a in live if a not in acting]
-        self.agents = live
-        if not self.agents and not raw.done:
+        if not self._running and not raw.done and not self.keep_agents:
             self._advance_idle()
-            joined = list(self.agents)
         out = self._last
         obs: dict[str, np.ndarray] = {}
         rewards: dict[str, float] = {}
         infos: dict[str, dict[str, Any]] = {}
         for name in acting:
+            if name not in before:
+                continue
             flow = self.agent_flow[name]
             terms = reward_terms(
                 raw.flows,
@@ -227,14 +242,21 @@ class MultiFlowCellEnv(ParallelEnv):
             obs[name] = flow_observation(raw.flows, flow, self.step_s)
             rewards[name] = terms["reward"]
             infos[name] = {"t": raw.t, "rng_run": self.rng_run, **terms}
-        for name in joined:
-            obs[name] = flow_observation(out.flows, self.agent_flow[name], self.step_s)
-            rewards[name] = 0.0
-            infos[name] = {"t": out.t, "rng_run": self.rng_run}
-        terminations = {a: a in ending or out.done for a in obs}
+        # Agents that did not run this step: those joining now, and (keep_agents) those waiting
+        # for their flow or done with it.
+        waiting = [a for a in self.possible_agents if a not in obs]
+        for name in waiting:
+            if name in self._running or (self.keep_agents and name in acting):
+                obs[name] = self._observe(out, name)
+                rewards[name] = 0.0
+                infos[name] = {"t": out.t, "rng_run": self.rng_run}
+        if self.keep_agents:
+            terminations = dict.fromkeys(obs, out.done)
+        else:
+            terminations = {a: a in ending or out.done for a in obs}
         truncations = dict.fromkeys(obs, False)
+        self._set_agents()
         if out.done:
-            self.agents = []
             self._close_session()
         return obs, rewards, terminations, truncations, infos
 
@@ -272,6 +294,21 @@ class MultiFlowCellEnv(ParallelEnv):
             live.append(name)
         return live
 
+    def _set_agents(self) -> None:
+        assert self._last is not None
+        if self._last.done:
+            self.agents = []
+        elif self.keep_agents:
+            self.agents = list(self.possible_agents)
+        else:
+            self.agents = list(self._running)
+
+    def _observe(self, raw: RawStep, name: str) -> np.ndarray:
+        """The agent's observation; zeros while its flow does not run (``keep_agents``)."""
+        if name not in self._running:
+            return np.zeros_like(self._obs_space.low)
+        return flow_observation(raw.flows, self.agent_flow[name], self.step_s)
+
     def _commands(self, actions: dict[str, Any]) -> np.ndarray:
         """The ``[A, 2]`` absolute commands; agents without an action (or not live) hold still."""
         assert self._last is not None
@@ -297,11 +334,15 @@ class MultiFlowCellEnv(ParallelEnv):
         assert self._session is not None and self._last is not None
         while not self._last.done:
             self._last = self._session.step(self._commands({}))
-            self.agents = self._live(self._last)
-            if self.agents:
+            self._emit(self._last)
+            self._running = self._live(self._last)
+            if self._running:
                 return
-        self.agents = []
         self._close_session()
+
+    def _emit(self, raw: RawStep) -> None:
+        if self.on_raw is not None:
+            self.on_raw(raw)
 
     def _close_session(self) -> None:
         if self._session is not None:

@@ -14,6 +14,7 @@ kind it is).
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Callable
 from typing import Any
@@ -81,7 +82,15 @@ def run_policy(
     deterministic: bool = True,
     on_step: Callable[[float], None] | None = None,
 ) -> EpisodeRecords:
-    """Drive the scenario's agent flow with ``policy`` through ``LteCellEnv``; return records."""
+    """Drive the scenario's agent flow with ``policy`` through ``LteCellEnv``; return records.
+
+    With several agent flows, ``policy`` drives each of them (parameter sharing) through
+    ``MultiFlowCellEnv`` (``run_policy_multi``).
+    """
+    if len(spec.agent_flows) > 1:
+        return run_policy_multi(
+            spec, policy, seed, label, reward, backend, env_kwargs, deterministic, on_step
+        )
     from envs.lte_cell import LteCellEnv
 
     env = LteCellEnv(scenario=spec, reward=reward, backend=backend, **(env_kwargs or {}))
@@ -102,6 +111,69 @@ def run_policy(
             done = terminated or truncated
             if on_step is not None:
                 on_step(info["t"])
+    finally:
+        env.close()
+    return rec
+
+
+def run_policy_multi(
+    spec: ScenarioSpec,
+    policy: Predictor,
+    seed: int,
+    label: str,
+    reward: RewardSpec | None = None,
+    backend: str = "ns3",
+    env_kwargs: dict[str, Any] | None = None,
+    deterministic: bool = True,
+    on_step: Callable[[float], None] | None = None,
+) -> EpisodeRecords:
+    """Drive every agent flow of ``spec`` with ``policy`` through ``MultiFlowCellEnv``.
+
+    Each agent gets its own copy of a stateful baseline (``reset``), and its own recurrent
+    state and episode start with a trained model; the records hold every step of the cell, with
+    the mean of the acting agents' rewards as the step's reward.
+    """
+    from envs.multi_flow import MultiFlowCellEnv
+
+    env = MultiFlowCellEnv(scenario=spec, reward=reward, backend=backend, **(env_kwargs or {}))
+    rec = EpisodeRecords(spec=spec, controller=label, seed=seed)
+    pending: list[Any] = []
+    env.on_raw = pending.append
+
+    def flush(r: float | None = None) -> None:
+        for i, raw in enumerate(pending):
+            last = i == len(pending) - 1
+            if r is None or not last:
+                rec.append(raw.t, raw.flows.copy(), raw.ues.copy())
+            else:
+                rec.append(raw.t, raw.flows.copy(), raw.ues.copy(), r)
+            if on_step is not None and rec.times[-1] > 0:
+                on_step(raw.t)
+        pending.clear()
+
+    stateful = hasattr(policy, "reset")
+    policies = {a: copy.deepcopy(policy) if stateful else policy for a in env.possible_agents}
+    try:
+        obs, _ = env.reset(seed=seed)
+        flush()
+        for p in policies.values() if stateful else ():
+            p.reset()
+        states: dict[str, Any] = dict.fromkeys(env.possible_agents)
+        started: set[str] = set()
+        while env.agents:
+            actions = {}
+            for agent in env.agents:
+                start = np.array([agent not in started])
+                started.add(agent)
+                actions[agent], states[agent] = policies[agent].predict(
+                    obs[agent],
+                    state=states[agent],
+                    episode_start=start,
+                    deterministic=deterministic,
+                )
+            obs, rewards, _, _, _ = env.step(actions)
+            acted = [rewards[a] for a in actions]
+            flush(float(np.mean(acted)) if acted else None)
     finally:
         env.close()
     return rec
