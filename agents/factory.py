@@ -120,26 +120,35 @@ def make_base_vec_env(cfg: TrainConfig, seed: int) -> Any:
 def make_multi_agent_vec_env(cfg: TrainConfig, seed: int) -> Any:
     """Several agent flows as one SB3 vector env: one policy shared by every flow.
 
-    Each of ``cfg.backend.n_envs`` cells is a ``MultiFlowCellEnv`` whose agents become entries
-    of the vector (SuperSuit's ``pettingzoo_env_to_vec_env_v1``, then ``concat_vec_envs_v1``:
-    ``n_envs x agents`` entries; ns-3 cells in worker processes when ``n_envs > 1``). An agent
-    whose flow has not started or has ended observes zeros and gets no reward
-    (``MultiFlowCellEnv(keep_agents=True)``: SuperSuit's vector needs a fixed set of agents).
+    Each of ``cfg.backend.n_envs`` cells contributes one entry per agent flow (``n_envs x
+    agents`` entries). The fast backend steps all cells in one batch
+    (``envs.fastsim.multi_vector_env.FastMultiAgentVecEnv``); on ns-3 each cell is a
+    ``MultiFlowCellEnv`` (worker processes when ``n_envs > 1``) turned into entries by
+    SuperSuit's ``pettingzoo_env_to_vec_env_v1`` and ``concat_vec_envs_v1``. Either way an
+    agent whose flow has not started or has ended observes zeros and gets no reward
+    (``keep_agents=True``: a vector needs a fixed set of agents).
     """
     from dataclasses import asdict
+
+    spec, reward = asdict(cfg.scenario), asdict(cfg.reward)
+    if cfg.backend.name == "fast":
+        from envs.fastsim.multi_vector_env import FastMultiAgentVecEnv
+
+        fast = FastMultiAgentVecEnv(spec, cfg.backend.n_envs, reward, **env_kwargs(cfg))
+        fast.seed(seed)
+        return fast
 
     import supersuit as ss
 
     from envs.multi_flow import MultiFlowCellEnv
 
-    kwargs: dict[str, Any] = {**env_kwargs(cfg), "backend": cfg.backend.name}
-    if cfg.backend.name == "ns3":
-        kwargs["timeout_s"] = cfg.timeout_s
-    env = MultiFlowCellEnv(asdict(cfg.scenario), asdict(cfg.reward), keep_agents=True, **kwargs)
+    kwargs: dict[str, Any] = {**env_kwargs(cfg), "backend": "ns3", "timeout_s": cfg.timeout_s}
+    env = MultiFlowCellEnv(spec, reward, keep_agents=True, **kwargs)
     venv = ss.pettingzoo_env_to_vec_env_v1(env)
     n = cfg.backend.n_envs
-    workers = n if cfg.backend.name == "ns3" and n > 1 else 0
-    venv = ss.concat_vec_envs_v1(venv, n, num_cpus=workers, base_class="stable_baselines3")
+    venv = ss.concat_vec_envs_v1(
+        venv, n, num_cpus=n if n > 1 else 0, base_class="stable_baselines3"
+    )
     out = _SeededVecEnv(venv)
     out.seed(seed)
     return out

@@ -80,3 +80,21 @@ def test_a_baseline_drives_every_agent_flow(backend):
     np.testing.assert_array_equal(np.array(rec.rewards[1:]), np.array(again.rewards[1:]))
     tput = rec.flows_frame().groupby("flow")["acked_bytes"].sum()
     assert len(tput) == 2 and (tput > 0).all()
+
+
+@pytest.mark.ns3
+def test_the_ns3_vector_steps_every_flow_and_is_seeded(tmp_path):
+    over = [f"run_dir={tmp_path}", *SMALL, "backend=ns3", "backend.n_envs=1"]
+    typed = validate_train(_compose(over))
+    rewards = []
+    for _ in range(2):
+        venv = make_vec_env(typed, seed=4)
+        try:
+            assert venv.num_envs == 2
+            venv.reset()
+            actions = np.array([[0.5], [-0.5]], dtype=np.float32)
+            rewards.append([venv.step(actions)[1] for _ in range(20)])
+        finally:
+            venv.close()
+    np.testing.assert_array_equal(rewards[0], rewards[1])
+    assert np.any(np.asarray(rewards[0]) != 0)

@@ -179,3 +179,43 @@ def test_parallel_api_and_determinism_ns3():
     assert a == b
     joined = [t for t, obs, _ in a if "flow_1" in obs]
     assert min(joined) == pytest.approx(0.3) and max(joined) == pytest.approx(0.7)
+
+
+@pytest.mark.parametrize("action_mode", ["cwnd", "rate"])
+def test_the_batched_fast_vector_equals_the_environment_entry_by_entry(action_mode):
+    from envs.fastsim.multi_vector_env import FastMultiAgentVecEnv
+
+    sc = dict(
+        JOIN_LEAVE,
+        sim_time_s=1.0,
+        flows=[
+            {"ue": 0, "cca": "agent"},
+            {"ue": 1, "cca": "agent", "start_s": 0.2, "stop_s": 0.6},
+            {"ue": 1, "cca": "cubic"},
+        ],
+    )
+    kw = {"action_mode": action_mode, "shared_fairness": 0.3}
+    venv = FastMultiAgentVecEnv(sc, num_envs=3, **kw)
+    venv.seed(11)
+    obs = venv.reset()
+    envs = [MultiFlowCellEnv(sc, backend="fast", keep_agents=True, **kw) for _ in range(3)]
+    ref = [e.reset(seed=11 + b)[0] for b, e in enumerate(envs)]
+    names = envs[0].possible_agents
+    rng = np.random.default_rng(3)
+    for step in range(60):  # past the end of the 50-step episode: the vector resets itself
+        for b in range(3):
+            for k, name in enumerate(names):
+                np.testing.assert_array_equal(obs[2 * b + k], ref[b][name], err_msg=f"{step}")
+        actions = rng.uniform(-1, 1, (6, 1)).astype(np.float32)
+        obs, rew, done, infos = venv.step(actions)
+        for b, env in enumerate(envs):
+            acts = {name: actions[2 * b + k] for k, name in enumerate(names)}
+            o, r, term, _, _ = env.step(acts)
+            for k, name in enumerate(names):
+                assert rew[2 * b + k] == pytest.approx(r[name], rel=1e-6, abs=1e-9)
+                assert done[2 * b + k] == term[name]
+            if term[names[0]]:
+                for k, name in enumerate(names):
+                    np.testing.assert_array_equal(infos[2 * b + k]["terminal_observation"], o[name])
+                o, _ = env.reset()
+            ref[b] = o
