@@ -62,3 +62,26 @@ XRC_PAPER: tuple[str, ...] = (
     "baselines/xrc.py",
     "envs/lte_cell.py",
 )
+
+#: Several learned flows (``python -m evaluation.experiments.multi_agent``): also the training
+#: stack (the fast model, the multi-agent environments, the agent factory and configs), the
+#: scenarios, the baselines it runs and its module.
+MULTI_AGENT: tuple[str, ...] = (
+    *COMMON,
+    "envs/fastsim/**/*",
+    "envs/multi_flow.py",
+    "envs/lte_cell.py",
+    "agents/*.py",
+    "workflows/train.py",
+    "evaluation/resolve.py",
+    "cellgym/zeus.py",
+    "configs/schema.py",
+    "configs/train.yaml",
+    "configs/experiment/default.yaml",
+    "configs/agent/ppo.yaml",
+    "configs/scenario/multi_agent*.yaml",
+    "evaluation/experiments/multi_agent.py",
+    "baselines/__init__.py",
+    "baselines/base.py",
+    "baselines/xrc.py",
+)
