@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-from cellgym.metrics import aggregate
+from cellgym.metrics import aggregate, rliable_aggregates
 from evaluation.plots import (
     METRIC_LABELS,
     new_figure,
@@ -189,6 +189,60 @@ def summary_table(
     return tabulate(rows, headers=headers, tablefmt=fmt, disable_numparse=True)
 
 
+#: The controller the rliable section compares with, first one present.
+REFERENCES: tuple[str, ...] = ("xrc_policy", "xrc")
+
+
+def rliable_section(results: pd.DataFrame, confidence: float = 0.95) -> tuple[pd.DataFrame, str]:
+    """The rliable aggregates of the mean reward per step, as a table and Markdown lines.
+
+    ``cellgym.metrics.rliable_aggregates`` over every scenario and seed: IQM and mean with
+    stratified bootstrap intervals, and each controller's probability of improvement over XRC
+    (its policy, else its native sender) when XRC ran.
+    """
+    present = set(results["controller"])
+    reference = next((c for c in REFERENCES if c in present), None)
+    table = rliable_aggregates(results, "mean_reward", reference, confidence=confidence)
+    if table.empty or "iqm" not in table.columns:
+        return table, ""
+    headers = ["controller", "runs x scenarios", "IQM", "mean"]
+    if reference is not None:
+        headers.append(f"P(improvement over {reference})")
+    rows = []
+    for _, r in table.iterrows():
+        if not np.isfinite(r.get("iqm", np.nan)):
+            continue
+        cells = [
+            r["controller"],
+            f"{r['runs']} x {r['tasks']}",
+            f"{r['iqm']:.3f} [{r['iqm_low']:.3f}, {r['iqm_high']:.3f}]",
+            f"{r['mean']:.3f} [{r['mean_low']:.3f}, {r['mean_high']:.3f}]",
+        ]
+        if reference is not None:
+            p = r.get("p_improve", np.nan)
+            cells.append(
+                "-"
+                if not np.isfinite(p)
+                else f"{p:.2f} [{r['p_improve_low']:.2f}, {r['p_improve_high']:.2f}]"
+            )
+        rows.append(cells)
+    text = "\n".join(
+        [
+            "## Across scenarios and seeds (rliable)",
+            "",
+            "Mean reward per step of every run: interquartile mean and mean over runs and "
+            f"scenarios with {confidence:.0%} stratified bootstrap intervals, and the probability "
+            "that a run of the controller scores above a run of the reference in the same "
+            "scenario (`cellgym.metrics.rliable_aggregates`). Rewards are not normalised across "
+            "scenarios.",
+            "",
+            tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True),
+            "",
+        ]
+    )
+    return table, text
+
+
 def _slug(text: str) -> str:
     return "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in str(text))
 
@@ -207,9 +261,11 @@ def write_report(
 
     Files: ``results.parquet`` + ``results.csv`` (one row per controller, scenario and seed),
     ``flows.parquet`` (per flow, when given), ``timeseries.parquet`` (per step, when given),
-    ``summary.csv`` (``summarize``), ``report.md`` (the summary as mean ± CI, failures, plots) and
-    per scenario the PNGs ``throughput_delay_<scenario>.png``, ``delay_cdf_<scenario>.png`` (HoL
-    and queueing delay) and ``timeseries_<scenario>.png`` (first seed).
+    ``summary.csv`` (``summarize``), ``aggregate.csv`` (``rliable_section``: IQM, mean and
+    probability of improvement over XRC across scenarios and seeds), ``report.md`` (the summary
+    as mean ± CI, failures, plots) and per scenario the PNGs ``throughput_delay_<scenario>.png``,
+    ``delay_cdf_<scenario>.png`` (HoL and queueing delay) and ``timeseries_<scenario>.png``
+    (first seed).
 
     Args:
         results: The results table (``evaluation.records.RESULT_COLUMNS``).
@@ -258,6 +314,12 @@ def write_report(
         summary_table(summary, fmt="github"),
         "",
     ]
+    if "mean_reward" in results.columns:
+        agg, text = rliable_section(results, confidence)
+        if text:
+            agg.to_csv(out / "aggregate.csv", index=False)
+            paths["aggregate"] = out / "aggregate.csv"
+            lines += [text]
     failed = results[~ok]
     if len(failed):
         lines += ["## Failed runs", ""]

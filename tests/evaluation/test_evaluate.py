@@ -498,3 +498,43 @@ def test_evaluate_py_on_ns3(tmp_path):
     assert results.loc[0, "duration_s"] == pytest.approx(2.0)
     assert 0 < results.loc[0, "utilization"] <= 1
     assert (out / "throughput_delay_single_flow.png").read_bytes().startswith(PNG_MAGIC)
+
+
+def test_rliable_aggregates_against_hand_worked_numbers():
+    from cellgym.metrics import rliable_aggregates, score_matrices
+
+    rows = []
+    # Two scenarios x four seeds; "a" beats "ref" in every run of s1 and in none of s2.
+    for seed in range(4):
+        rows += [
+            {"controller": "a", "scenario": "s1", "seed": seed, "mean_reward": 2.0 + seed},
+            {"controller": "a", "scenario": "s2", "seed": seed, "mean_reward": 0.0},
+            {"controller": "ref", "scenario": "s1", "seed": seed, "mean_reward": 1.0},
+            {"controller": "ref", "scenario": "s2", "seed": seed, "mean_reward": 1.0 + seed},
+        ]
+    rows.append({"controller": "a", "scenario": "s3", "seed": 0, "mean_reward": 9.0})
+    df = pd.DataFrame(rows)
+    m = score_matrices(df, "mean_reward")
+    # s3 is left out: "ref" has no run there; rows are seeds 0-3, columns s1, s2.
+    np.testing.assert_array_equal(m["a"], [[2, 0], [3, 0], [4, 0], [5, 0]])
+    table = rliable_aggregates(df, reference="ref", reps=500).set_index("controller")
+    # IQM of a's 8 scores {0,0,0,0,2,3,4,5}: the middle half {0,0,2,3} -> 1.25.
+    assert table.loc["a", "iqm"] == pytest.approx(1.25)
+    assert table.loc["a", "mean"] == pytest.approx(14 / 8)
+    assert table.loc["a", "iqm_low"] <= 1.25 <= table.loc["a", "iqm_high"]
+    # P(a > ref): 1 in s1, 0 in s2 -> 0.5 (rliable averages the per-scenario probabilities).
+    assert table.loc["a", "p_improve"] == pytest.approx(0.5)
+    assert np.isnan(table.loc["ref", "p_improve"])
+    again = rliable_aggregates(df, reference="ref", reps=500).set_index("controller")
+    assert table.loc["a", "iqm_low"] == again.loc["a", "iqm_low"]  # seeded bootstrap
+    with pytest.raises(ValueError, match="reference='xrc'"):
+        rliable_aggregates(df, reference="xrc")
+
+
+def test_the_report_carries_rliable_aggregates(tmp_path):
+    df = _hand_results()
+    df["mean_reward"] = np.arange(len(df), dtype=float)
+    paths = write_report(df, tmp_path)
+    assert "## Across scenarios and seeds (rliable)" in paths["report"].read_text()
+    agg = pd.read_csv(paths["aggregate"])
+    assert set(agg["controller"]) <= set(df["controller"])
