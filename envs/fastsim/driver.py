@@ -299,27 +299,27 @@ def _observe(b, p, fc, fi, fx, ue, lost, cs, obs_f, obs_u):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def step_batch(
-    n_ttis, p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx, lost,
-    obs_f, obs_u, act,
+    n_ttis, p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
+    lost, obs_f, obs_u, act,
 ):  # fmt: skip
     """Advance every cell of the batch by ``n_ttis`` TTIs (one thread)."""
     for b in range(cs.shape[0]):
         step_cell(
-            b, n_ttis, p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
-            rtx, lost, obs_f, obs_u, act,
+            b, n_ttis, p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr,
+            dl, rtx, lost, obs_f, obs_u, act,
         )  # fmt: skip
 
 
 @njit(cache=True, parallel=True, error_model="numpy", _nrt=False)
 def step_batch_parallel(
-    n_ttis, p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx, lost,
-    obs_f, obs_u, act,
+    n_ttis, p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
+    lost, obs_f, obs_u, act,
 ):  # fmt: skip
     """Advance every cell of the batch by ``n_ttis`` TTIs, cells spread over threads."""
     for b in prange(cs.shape[0]):
         step_cell(
-            b, n_ttis, p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
-            rtx, lost, obs_f, obs_u, act,
+            b, n_ttis, p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr,
+            dl, rtx, lost, obs_f, obs_u, act,
         )  # fmt: skip
 
 

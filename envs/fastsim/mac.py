@@ -31,7 +31,6 @@ from envs.fastsim.params import (
 )
 from envs.fastsim.rlc import _release, _serve
 from envs.fastsim.rng import _rand
-from envs.fastsim.trace_capacity import _trace_tb
 from envs.fastsim.state import (
     CS_RR_NEXT,
     HARQ_PROCS,
@@ -49,6 +48,7 @@ from envs.fastsim.state import (
     UI_HELD,
     UI_RLC_LEN,
 )
+from envs.fastsim.trace_capacity import _trace_tb
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)

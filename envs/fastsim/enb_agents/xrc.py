@@ -14,7 +14,6 @@ from __future__ import annotations
 from numba import njit
 
 from envs.fastsim.channel import _bytes_of
-from envs.fastsim.trace_capacity import _trace_share
 from envs.fastsim.params import (
     FC_UE,
     P_ACTIVE_TIMEOUT_MS,
@@ -40,6 +39,7 @@ from envs.fastsim.state import (
     UI_RLC_HEAD,
     UI_RLC_LEN,
 )
+from envs.fastsim.trace_capacity import _trace_share
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
