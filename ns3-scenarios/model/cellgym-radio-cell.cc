@@ -12,6 +12,7 @@
 #include "ns3/mobility-module.h"
 #include "ns3/point-to-point-module.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ns3
@@ -21,6 +22,8 @@ namespace
 {
 constexpr double kUeHeightM = 1.5;
 constexpr double kEnbHeightM = 30.0;
+/// Farthest UE of a trace-driven LTE cell (Okumura-Hata: CQI 15 out to 120 m).
+constexpr double kTraceMaxDistanceM = 100.0;
 } // namespace
 
 void
@@ -102,7 +105,18 @@ BuildLteCell(const RadioCellConfig& cfg)
     cell.pgw = epc->GetPgwNode();
     cell.bsNodes.Create(1);
     cell.ueNodes.Create(cfg.numUes);
-    PlaceNodes(cell, cfg, kEnbHeightM);
+    // On a trace the UEs stay in coverage whatever their distance (docs/traces.md): no farther
+    // than kTraceMaxDistanceM, where every UE reports CQI 15 (so PF ranks them by history only,
+    // as the fast model does). The trace, not the channel, sizes the blocks.
+    RadioCellConfig placed = cfg;
+    if (trace)
+    {
+        for (double& d : placed.distances)
+        {
+            d = std::min(d, kTraceMaxDistanceM);
+        }
+    }
+    PlaceNodes(cell, placed, kEnbHeightM);
 
     cell.bsDevs = lte->InstallEnbDevice(cell.bsNodes);
     cell.ueDevs = lte->InstallUeDevice(cell.ueNodes);

@@ -43,7 +43,7 @@ class TraceSchedSapProvider : public FfMacSchedSapProvider
 
     void SchedDlRlcBufferReq(const SchedDlRlcBufferReqParameters& p) override
     {
-        Inner()->SchedDlRlcBufferReq(p);
+        m_s->OnRlcBuffer(p);
     }
 
     void SchedDlPagingBufferReq(const SchedDlPagingBufferReqParameters& p) override
@@ -321,6 +321,14 @@ CellgymTraceFfMacScheduler::OnCellConfig(
 }
 
 void
+CellgymTraceFfMacScheduler::OnRlcBuffer(
+    const FfMacSchedSapProvider::SchedDlRlcBufferReqParameters& params)
+{
+    m_lastReport[{params.m_rnti, params.m_logicalChannelIdentity}] = params;
+    m_inner->GetFfMacSchedSapProvider()->SchedDlRlcBufferReq(params);
+}
+
+void
 CellgymTraceFfMacScheduler::OnDlTrigger(
     const FfMacSchedSapProvider::SchedDlTriggerReqParameters& params)
 {
@@ -332,6 +340,13 @@ CellgymTraceFfMacScheduler::OnDlTrigger(
     const uint64_t subframe = params.m_sfnSf & 0xF;
     const uint64_t target = ((frame + 1023) % 1024) * 10 + (subframe + 9) % 10;
     m_dlTti = now + (target + kSfnCycle - now % kSfnCycle) % kSfnCycle;
+    // The inner scheduler took a withheld DCI's bytes off its view of the RLC queue; the RLC
+    // still holds them: give it the RLC's latest report again (no report may come for a while).
+    for (const auto& report : m_restore)
+    {
+        m_inner->GetFfMacSchedSapProvider()->SchedDlRlcBufferReq(report);
+    }
+    m_restore.clear();
     if (m_pendingAcks.empty())
     {
         m_inner->GetFfMacSchedSapProvider()->SchedDlTriggerReq(params);
@@ -395,6 +410,17 @@ CellgymTraceFfMacScheduler::OnDlConfig(const FfMacSchedSapUser::SchedDlConfigInd
             ack.m_harqProcessId = dci.m_harqProcess;
             ack.m_harqStatus.assign(layers, DlInfoListElement_s::ACK);
             m_pendingAcks.push_back(ack);
+            for (const auto& lc : bd.m_rlcPduList)
+            {
+                for (const auto& pdu : lc)
+                {
+                    auto it = m_lastReport.find({dci.m_rnti, pdu.m_logicalChannelIdentity});
+                    if (it != m_lastReport.end())
+                    {
+                        m_restore.push_back(it->second);
+                    }
+                }
+            }
             continue;
         }
         out.m_buildDataList.push_back(std::move(resized));

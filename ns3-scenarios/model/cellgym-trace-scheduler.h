@@ -48,6 +48,8 @@ class CellgymTraceFfMacScheduler : public FfMacScheduler
 
     /// The MAC's cell configuration (the bandwidth) on its way to the inner scheduler.
     void OnCellConfig(const FfMacCschedSapProvider::CschedCellConfigReqParameters& params);
+    /// An RLC buffer report: remember it (a withheld DCI restores it), forward.
+    void OnRlcBuffer(const FfMacSchedSapProvider::SchedDlRlcBufferReqParameters& params);
     /// A downlink trigger: remember its subframe, add the ACKs of withheld DCIs, forward.
     void OnDlTrigger(const FfMacSchedSapProvider::SchedDlTriggerReqParameters& params);
     /// The inner scheduler's downlink decision: resize it to the trace, pass it to the MAC.
@@ -70,6 +72,11 @@ class CellgymTraceFfMacScheduler : public FfMacScheduler
     uint32_t m_rbgSize{3}; //!< RBs per group (36.213 Table 7.1.6.1-1)
     uint64_t m_dlTti{0};   //!< absolute index of the subframe being scheduled
     std::vector<DlInfoListElement_s> m_pendingAcks; //!< HARQ ACKs for withheld DCIs
+    /// The latest RLC report of each (RNTI, LCID)
+    std::map<std::pair<uint16_t, uint8_t>, FfMacSchedSapProvider::SchedDlRlcBufferReqParameters>
+        m_lastReport;
+    /// Reports to give the inner scheduler again: its DCI was withheld, the RLC kept its data
+    std::vector<FfMacSchedSapProvider::SchedDlRlcBufferReqParameters> m_restore;
 
     friend class TraceSchedSapProvider;
     friend class TraceCschedSapProvider;

@@ -117,8 +117,18 @@ def test_xrc_explicit_rate_follows_a_capacity_step(backend):
 @needs_shared
 @pytest.mark.parametrize("backend", ["fast", pytest.param("ns3", marks=pytest.mark.ns3)])
 def test_a_shared_mahimahi_slice_replays_within_2_percent(backend):
-    spec = load_scenario("traces/tmobile_lte_short", sim_time_s=2.0, channel={"trace_offset_s": 30})
+    spec = load_scenario(
+        "traces/tmobile_lte_short",
+        sim_time_s=3.0,
+        channel={"trace_offset_s": 30},
+        flows=[{"ue": 0, "cca": "cubic", "traffic": "bulk"}],
+    )
     check_replay(spec, backend)
+    # 73 % of its TTIs carry nothing, the rest 1,500-28,500 bytes: the bursts get through the
+    # MAC (measured 1-3 s: fast 100 % of the trace, ns-3 62 %, CUBIC's losses at the RLC).
+    _, txs, _ = replay(spec, backend)
+    want = capacity_per_window(channel_series(spec.channel, spec.cell.slot_s, SEED), 0.1, 3.0)
+    assert per_window(spec, txs)[10:].sum() >= 0.5 * want[10:].sum()
 
 
 @pytest.mark.parametrize("name", TRACE_CONFIGS)
