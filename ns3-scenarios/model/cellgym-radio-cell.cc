@@ -3,12 +3,16 @@
 // LTE cell. The NR cell is nr/cellgym-nr-cell.cc.
 #include "cellgym-radio-cell.h"
 
+#include "cellgym-capacity-trace.h"
+#include "cellgym-trace-scheduler.h"
+
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/lte-module.h"
 #include "ns3/mobility-module.h"
 #include "ns3/point-to-point-module.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace ns3
@@ -18,6 +22,8 @@ namespace
 {
 constexpr double kUeHeightM = 1.5;
 constexpr double kEnbHeightM = 30.0;
+/// Farthest UE of a trace-driven LTE cell (Okumura-Hata: CQI 15 out to 120 m).
+constexpr double kTraceMaxDistanceM = 100.0;
 } // namespace
 
 void
@@ -74,7 +80,21 @@ BuildLteCell(const RadioCellConfig& cfg)
     Ptr<LteHelper> lte = CreateObject<LteHelper>();
     Ptr<PointToPointEpcHelper> epc = CreateObject<PointToPointEpcHelper>();
     lte->SetEpcHelper(epc);
-    lte->SetSchedulerType("ns3::PfFfMacScheduler");
+    // A capacity trace: a proxy around PF sizes each transport block from the trace, and the
+    // PHY's data error model is off (the trace is the delivered capacity; docs/traces.md).
+    std::shared_ptr<const CapacityTrace> trace;
+    if (!cfg.capacityTrace.empty())
+    {
+        trace = std::make_shared<const CapacityTrace>(CapacityTrace::Load(cfg.capacityTrace, 1000));
+        CellgymTraceFfMacScheduler::SetCapacityTrace(trace);
+        Config::SetDefault("ns3::LteSpectrumPhy::DataErrorModelEnabled", BooleanValue(false));
+        lte->SetSchedulerType("ns3::CellgymTraceFfMacScheduler");
+        lte->SetSchedulerAttribute("InnerType", StringValue("ns3::PfFfMacScheduler"));
+    }
+    else
+    {
+        lte->SetSchedulerType("ns3::PfFfMacScheduler");
+    }
     lte->SetAttribute("PathlossModel", StringValue("ns3::OkumuraHataPropagationLossModel"));
     lte->SetEnbDeviceAttribute("DlBandwidth", UintegerValue(cfg.rbs));
     lte->SetEnbDeviceAttribute("UlBandwidth", UintegerValue(cfg.rbs));
@@ -85,7 +105,18 @@ BuildLteCell(const RadioCellConfig& cfg)
     cell.pgw = epc->GetPgwNode();
     cell.bsNodes.Create(1);
     cell.ueNodes.Create(cfg.numUes);
-    PlaceNodes(cell, cfg, kEnbHeightM);
+    // On a trace the UEs stay in coverage whatever their distance (docs/traces.md): no farther
+    // than kTraceMaxDistanceM, where every UE reports CQI 15 (so PF ranks them by history only,
+    // as the fast model does). The trace, not the channel, sizes the blocks.
+    RadioCellConfig placed = cfg;
+    if (trace)
+    {
+        for (double& d : placed.distances)
+        {
+            d = std::min(d, kTraceMaxDistanceM);
+        }
+    }
+    PlaceNodes(cell, placed, kEnbHeightM);
 
     cell.bsDevs = lte->InstallEnbDevice(cell.bsNodes);
     cell.ueDevs = lte->InstallUeDevice(cell.ueNodes);
@@ -104,10 +135,10 @@ BuildLteCell(const RadioCellConfig& cfg)
     }
     lte->Attach(cell.ueDevs, cell.bsDevs.Get(0));
 
-    cell.installAgent = [cfg](RadioCell& c)
+    cell.installAgent = [cfg, trace](RadioCell& c)
     {
         Ptr<NetDevice> s1u = CreateAgent(c, cfg, cfg.xrcWindowTtis);
-        c.agent->Install(c.bsDevs.Get(0), s1u, static_cast<uint16_t>(cfg.rbs));
+        c.agent->Install(c.bsDevs.Get(0), s1u, static_cast<uint16_t>(cfg.rbs), trace);
         for (uint32_t u = 0; u < cfg.numUes; ++u)
         {
             c.agent->AddUe(c.ueDevs.Get(u));
