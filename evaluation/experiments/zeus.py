@@ -187,7 +187,7 @@ def preflight(spec: ScenarioSpec, backend: str, trace: str) -> None:
 
             check_backend_supports(spec, backend)
         else:
-            spec.to_ns3_args()
+            spec.to_ns3_args(1)
     except SpecError as exc:
         raise SpecError(f"traces={trace!r} does not run on backend={backend!r}: {exc}") from exc
 

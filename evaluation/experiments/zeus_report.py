@@ -457,6 +457,7 @@ def plot_frontiers(numbers: dict[str, Any], path: Path) -> None:
             ylabel="throughput (Mbit/s)",
             title=f"{backend}: {trace} (labels: buffer in BDP)",
         )
+        ax.set_xscale("log")
         ax.invert_xaxis()
         ax.legend(fontsize=7)
     fig.tight_layout()
