@@ -17,6 +17,7 @@ from cellgym.fields import FLOW_FIELDS, UE_FIELDS
 from cellgym.paths import ns3_program
 from cellgym.scenario import ScenarioSpec
 from envs.bridge import Ns3Bridge, SimulatorError
+from envs.ns3_capacity import CapacityFile
 from envs.records import RawStep
 
 log = logging.getLogger(__name__)
@@ -48,6 +49,9 @@ class Ns3Session:
         self.reply_ahead = reply_ahead
         self.seed = seed
         self.args = spec.to_ns3_args(seed)
+        # A trace channel: the episode's capacity file (removed on close).
+        self._capacity = CapacityFile(spec, seed)
+        self.args += self._capacity.args
         self.program = program or ns3_program(spec.cell.ns3_program)
         self.timeout_s = timeout_s
         self._bridge: Ns3Bridge | None = None
@@ -96,6 +100,7 @@ class Ns3Session:
         if self._bridge is not None:
             self._bridge.close()
             self._bridge = None
+        self._capacity.remove()
 
     def _check_spaces(self, obs_space: gym.Space | None, act_space: gym.Space | None) -> None:
         """Raise ``SimulatorError`` unless the declared spaces hold this scenario's F, U and A."""

@@ -131,11 +131,21 @@ def _has_bottleneck(spec: Any) -> bool:
     return bool(spec.bottleneck_trace) or spec.bottleneck_mbps > 0
 
 
-def unwired_fields(spec: Any) -> list[str]:
-    """``field=value`` of the set trace fields that the backends do not read yet."""
+def channel_trace_wired(spec: Any, backend: str) -> bool:
+    """Whether ``backend`` replays a trace channel of ``spec``'s cell type.
+
+    The fast backend replays traces on LTE and NR cells; ns-3 on LTE cells (the proxy
+    scheduler of ``ns3-scenarios/model/cellgym-trace-scheduler.cc``); 5G-LENA is not wired yet.
+    """
+    return backend == "fast" or (backend == "ns3" and spec.cell.type == "lte")
+
+
+def unwired_fields(spec: Any, backend: str = "") -> list[str]:
+    """``field=value`` of the set trace fields that ``backend`` does not read yet."""
     out = []
-    if spec.channel.source in TRACE_SOURCES:
-        out.append(f"scenario.channel.source={spec.channel.source!r}")
+    if spec.channel.source in TRACE_SOURCES and not channel_trace_wired(spec, backend):
+        where = f" on {spec.cell.type.upper()} cells" if backend == "ns3" else ""
+        out.append(f"scenario.channel.source={spec.channel.source!r}{where}")
     if spec.bottleneck_trace:
         out.append(f"scenario.bottleneck_trace={spec.bottleneck_trace!r}")
     if spec.buffer_bdp is not None:
@@ -149,7 +159,7 @@ def check_wired(spec: Any, backend: str) -> None:
     So that nothing silently ignores a trace: each backend calls this where it builds its
     simulation until the trace is wired in (docs/zeus.md, "left for the backends").
     """
-    fields = unwired_fields(spec)
+    fields = unwired_fields(spec, backend)
     if fields:
         hint = (
             " (resolve it first with cellgym.traces.resolve_buffers)"

@@ -24,6 +24,7 @@ from envs.fastsim.params import (
     P_NR_BLOCK_LOSS_DB,
     P_SINR_AT_1KM_DB,
     P_SINR_SLOPE_DB,
+    P_TRACE,
 )
 from envs.fastsim.rng import _rand
 from envs.fastsim.state import CS_NEXT_MOVE_MS, U_DIST, U_MCS
@@ -50,8 +51,15 @@ def _mcs_of(distance_m: float, p: np.ndarray, cqi_tab: np.ndarray) -> float:
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def _place_ue(b, u, d, first, p, cqi_tab, ue, rng):
-    """Put UE ``u`` at ``d`` metres; its channel (NR: LOS, shadowing) and MCS follow."""
-    if p[P_CELL_NR] > 0:
+    """Put UE ``u`` at ``d`` metres; its channel (NR: LOS, shadowing) and MCS follow.
+
+    On a capacity trace the trace is the channel: every UE is in coverage at the top MCS (the
+    MCS then only ranks UEs for PF, equally; the bytes come from ``trace_capacity``).
+    """
+    if p[P_TRACE] > 0:
+        ue[b, u, U_DIST] = d
+        ue[b, u, U_MCS] = cqi_tab[1, cqi_tab.shape[1] - 1]
+    elif p[P_CELL_NR] > 0:
         _nr_place(b, u, d, first, p, ue, rng)
         ue[b, u, U_MCS] = _mcs_for_sinr(_nr_sinr_db(b, u, p, ue), cqi_tab)
     else:

@@ -192,7 +192,7 @@ def reset_cell(
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def step_cell(
-    b, n_ttis, p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
+    b, n_ttis, p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
     lost, obs_f, obs_u, act,
 ):  # fmt: skip
     """Advance cell ``b`` by ``n_ttis`` 1 ms ticks and write its step observation."""
@@ -209,12 +209,12 @@ def step_cell(
         # 2-3. MAC and delivery per slot, eNB arrivals after the first slot; the agent's
         # capacity after each slot.
         slot = t * spm
-        _mac(b, t, slot, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng)
+        _mac(b, t, slot, p, fc, fi, fx, ue, ui, rlc, lost, tbs, trc, cs, rng)
         _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost)
-        _agent_slot(b, t, slot, p, fc, fi, ue, capr, tbs)
+        _agent_slot(b, t, slot, p, fc, fi, ue, capr, tbs, trc)
         for s in range(1, spm):
-            _mac(b, t, slot + s, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng)
-            _agent_slot(b, t, slot + s, p, fc, fi, ue, capr, tbs)
+            _mac(b, t, slot + s, p, fc, fi, fx, ue, ui, rlc, lost, tbs, trc, cs, rng)
+            _agent_slot(b, t, slot + s, p, fc, fi, ue, capr, tbs, trc)
         # 4. Receivers: delayed-ACK timeout, then their state by time (the uplink).
         _uplink_tti(b, t, p, fc, fi, ui, rcv)
         # 5. The XRC agent: HoL and the feedback of the tick.
@@ -299,27 +299,27 @@ def _observe(b, p, fc, fi, fx, ue, lost, cs, obs_f, obs_u):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def step_batch(
-    n_ttis, p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx, lost,
-    obs_f, obs_u, act,
+    n_ttis, p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
+    lost, obs_f, obs_u, act,
 ):  # fmt: skip
     """Advance every cell of the batch by ``n_ttis`` TTIs (one thread)."""
     for b in range(cs.shape[0]):
         step_cell(
-            b, n_ttis, p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
-            rtx, lost, obs_f, obs_u, act,
+            b, n_ttis, p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr,
+            dl, rtx, lost, obs_f, obs_u, act,
         )  # fmt: skip
 
 
 @njit(cache=True, parallel=True, error_model="numpy", _nrt=False)
 def step_batch_parallel(
-    n_ttis, p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx, lost,
-    obs_f, obs_u, act,
+    n_ttis, p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
+    lost, obs_f, obs_u, act,
 ):  # fmt: skip
     """Advance every cell of the batch by ``n_ttis`` TTIs, cells spread over threads."""
     for b in prange(cs.shape[0]):
         step_cell(
-            b, n_ttis, p, fc, tbs, cqi_tab, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
-            rtx, lost, obs_f, obs_u, act,
+            b, n_ttis, p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr,
+            dl, rtx, lost, obs_f, obs_u, act,
         )  # fmt: skip
 
 

@@ -26,6 +26,7 @@ from envs.fastsim.params import (
     P_PF_TAU_TTIS,
     P_RBG_SIZE,
     P_SCHEDULER,
+    P_TRACE,
     P_USABLE_RBS,
 )
 from envs.fastsim.rlc import _release, _serve
@@ -47,6 +48,7 @@ from envs.fastsim.state import (
     UI_HELD,
     UI_RLC_LEN,
 )
+from envs.fastsim.trace_capacity import _trace_tb
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -100,7 +102,7 @@ def _harq_new_tb(b, u, slot, rbs, p, ue, rng):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _mac(b, t, slot, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng):
+def _mac(b, t, slot, p, fc, fi, fx, ue, ui, rlc, lost, tbs, trc, cs, rng):
     """Schedule the slot's resource blocks and transmit the transport blocks."""
     nu = ue.shape[1]
     usable = int(p[P_USABLE_RBS])
@@ -108,6 +110,7 @@ def _mac(b, t, slot, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng):
     tau = p[P_PF_TAU_TTIS]
     avail = usable
     harq = bler > 0  # without first-transmission failures nothing is held or retransmitted
+    trace = p[P_TRACE] > 0  # the slot's bytes come from the capacity trace (trace_capacity)
     for u in range(nu):
         ue[b, u, U_NEW_TTI] = 0.0
         ue[b, u, U_RBS_TTI] = 0.0
@@ -154,7 +157,7 @@ def _mac(b, t, slot, p, fc, fi, fx, ue, ui, rlc, lost, tbs, cs, rng):
         sent = 0.0
         if rbs > 0 and not (harq and ue[b, u, U_RETX_TTI] > 0):
             mcs = int(ue[b, u, U_MCS])
-            tb = tbs[mcs, rbs]
+            tb = _trace_tb(trc, b, slot, rbs, usable) if trace else tbs[mcs, rbs]
             rel = float(slot)
             air_lost = False
             if harq and _rand(rng, b) < bler:

@@ -17,7 +17,7 @@ import numpy as np
 from cellgym.fields import SEGMENT_BYTES
 from cellgym.scenario import ScenarioSpec, SpecError
 from cellgym.traces import check_wired
-from cellgym.vocab import NR_PROPAGATION_SCENARIOS
+from cellgym.vocab import NR_PROPAGATION_SCENARIOS, TRACE_SOURCES
 from envs.fastsim import nr
 from envs.fastsim.codes import (
     LOS_CODES,
@@ -116,7 +116,8 @@ P_HARQ_RTT_SLOTS = 57  # first transmission -> retransmission of a failed TB
 P_HARQ_MAX_TX = 58  # transmissions of a TB at most (then the TB is lost)
 P_HARQ_BLER_RETX = 59  # failure probability of a retransmission (soft combining)
 P_NR_NLOS_LOSS_DB = 60  # array gain lost without a line of sight, dB
-P_LEN = 61
+P_TRACE = 61  # 1: the cell's capacity per slot is a trace (``trace_capacity``), 0: the channel's
+P_LEN = 62
 
 # -- columns of the flow settings matrix ------------------------------------------------------
 FC_UE = 0
@@ -302,7 +303,7 @@ class FastSimParams:
             raise SpecError("fastsim.cqi_thresholds_db needs 15 values (CQI 1..15)")
         for i, f in enumerate(self.spec.flows):
             cca_code(f.cca, f"scenario.flows[{i}].cca")  # SpecError if the fast model has none
-        check_wired(self.spec, "fast")  # trace sources and buffer regimes: not read yet
+        check_wired(self.spec, "fast")  # bottleneck traces and buffer regimes: not read yet
         self._check_harq_and_nr()
         if self.spec.bottleneck_mbps > 0:
             raise SpecError(
@@ -369,9 +370,21 @@ class FastSimParams:
         return self.air_dl_ms, int(self.air_ul_ms or 0), self.ul_period_ms
 
     @property
+    def trace_driven(self) -> bool:
+        """The channel is a capacity trace (``channel.source`` mahimahi/irish5g/synthetic)."""
+        return self.spec.channel.source in TRACE_SOURCES
+
+    @property
+    def first_tx_bler(self) -> float:
+        """BLER of new transport blocks: 0 on a trace (the trace is the delivered capacity)."""
+        if self.trace_driven:
+            return 0.0
+        return self.nr_bler_target if self.is_nr else self.harq_bler
+
+    @property
     def harq_max_pending(self) -> int:
         """Packets a UE's HARQ/in-order delivery can hold beyond the RLC buffer."""
-        bler = self.nr_bler_target if self.is_nr else self.harq_bler
+        bler = self.first_tx_bler
         if bler <= 0:
             return 0
         rtt = self.nr_harq_rtt_slots if self.is_nr else self.harq_rtt_ttis
@@ -446,7 +459,7 @@ class FastSimParams:
         p[P_MIN_DISTANCE_M] = s.channel.min_distance_m
         p[P_MAX_DISTANCE_M] = s.channel.max_distance_m
         p[P_SCHEDULER] = SCHEDULER_CODES[s.cell.scheduler if self.is_nr else self.scheduler]
-        p[P_HARQ_BLER] = self.nr_bler_target if self.is_nr else self.harq_bler
+        p[P_HARQ_BLER] = self.first_tx_bler
         p[P_SIM_MS] = self.sim_ms
         p[P_DELACK_COUNT] = self.delack_count
         p[P_DELACK_TIMEOUT_MS] = self.delack_timeout_ms
@@ -479,6 +492,10 @@ class FastSimParams:
         p[P_HARQ_BLER_RETX] = self.harq_bler_retx
         if self.is_nr:
             self._nr_scalars(p, n_prb)
+        if self.trace_driven:
+            # The trace is the channel: no blockage process of the model's own on top of it.
+            p[P_TRACE] = 1.0
+            p[P_NR_BLOCK_LOSS_DB] = 0.0
         return p
 
     def _nr_scalars(self, p: np.ndarray, n_prb: int) -> None:

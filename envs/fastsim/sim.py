@@ -10,6 +10,7 @@ from envs.fastsim.channel import _place_ue
 from envs.fastsim.driver import reset_batch, step_batch, step_batch_parallel
 from envs.fastsim.params import FastSimParams
 from envs.fastsim.state import CS_T_MS, CellState
+from envs.fastsim.trace_capacity import NO_TRACE, TraceCapacity
 
 #: From this many cells on, the batch is spread over threads (numba ``prange``), provided numba
 #: has at least ``PARALLEL_MIN_THREADS`` threads. On the 2-core development machine, shared with
@@ -39,6 +40,9 @@ class FastCellBatch:
         self._tbs = params.tbs_table()
         self._cqi = params.cqi_table()
         self._dist0 = params.initial_distances()
+        # A trace channel: the capacity of every slot (trace_capacity); else an unread stub.
+        self.trace = TraceCapacity(params, batch) if params.trace_driven else None
+        self._trc = self.trace.array if self.trace is not None else NO_TRACE
         self._agents = np.array(params.spec.agent_flows, dtype=np.int64)
         if parallel is None:
             parallel = (
@@ -49,7 +53,7 @@ class FastCellBatch:
         # The state's arrays never move: build the kernel's argument tuple once (per-step Python
         # overhead dominates a single cell's step).
         self._arrays = self.state.arrays()
-        self._args = (self._p, self._fc, self._tbs, self._cqi, *self._arrays)
+        self._args = (self._p, self._fc, self._tbs, self._cqi, self._trc, *self._arrays)
         self._act = self.state.act
         self._cs = self.state.cs
         self._step_ttis = int(params.step_ttis)
@@ -80,6 +84,8 @@ class FastCellBatch:
         seeds = np.asarray(seeds, dtype=np.int64).reshape(self.batch)
         if mask is None:
             mask = np.ones(self.batch, dtype=np.bool_)
+        if self.trace is not None:
+            self.trace.reset(seeds, mask)
         reset_batch(
             np.asarray(mask, dtype=np.bool_), seeds, self._p, self._fc, self._cqi, self._dist0,
             *self._arrays,

@@ -518,6 +518,7 @@ main(int argc, char* argv[])
         {"flows", "ue=0,cca=cubic"},
         {"activeTimeoutMs", "200"},
         {"xrcWindowTtis", "40"},
+        {"capacityTrace", ""},
         {"recordPath", ""},
         {"recvTimeoutMs", "600000"},
         {"fixedAction", ""},
@@ -553,6 +554,9 @@ main(int argc, char* argv[])
         {"activeTimeoutMs",
          "XRC agent: a flow is active while its packets arrive closer than this"},
         {"xrcWindowTtis", "XRC agent: capacity averaging window, TTIs"},
+        {"capacityTrace",
+         "LTE: replay this capacity file (cellgym.traces.write_capacity_file, one value per "
+         "1 ms TTI) as the cell's capacity (docs/traces.md); empty: the channel's"},
         {"recordPath", "write every step's observation to this CSV file"},
         {"recvTimeoutMs", "bridge receive timeout, ms (0: wait forever)"},
         {"fixedAction",
@@ -651,6 +655,11 @@ main(int argc, char* argv[])
     const double activeTimeoutMs = doubleOpt("activeTimeoutMs", 1, 1e6);
     const auto xrcWindowTtis = static_cast<uint32_t>(uintOpt("xrcWindowTtis", 1, 100'000));
     const std::string recordPath = opt["recordPath"];
+    const std::string capacityTrace = opt["capacityTrace"];
+    if (!capacityTrace.empty() && cellType != "lte")
+    {
+        BadArg("capacityTrace", capacityTrace, "empty on NR cells (5G-LENA replays no trace yet)");
+    }
     const auto recvTimeoutMs = static_cast<int>(uintOpt("recvTimeoutMs", 0, 2'000'000'000));
 
     if (simSeed == 0)
@@ -690,6 +699,7 @@ main(int argc, char* argv[])
     radioCfg.rlcBufferPkts = rlcBufferPkts;
     radioCfg.xrcWindowTtis = xrcWindowTtis;
     radioCfg.activeTimeoutMs = activeTimeoutMs;
+    radioCfg.capacityTrace = capacityTrace;
     RadioCell radio = cellType == "nr" ? BuildNrCell(radioCfg) : BuildLteCell(radioCfg);
     Ptr<Node> pgw = radio.pgw;
     NodeContainer& ueNodes = radio.ueNodes;

@@ -3,6 +3,9 @@
 // LTE cell. The NR cell is nr/cellgym-nr-cell.cc.
 #include "cellgym-radio-cell.h"
 
+#include "cellgym-capacity-trace.h"
+#include "cellgym-trace-scheduler.h"
+
 #include "ns3/core-module.h"
 #include "ns3/internet-module.h"
 #include "ns3/lte-module.h"
@@ -74,7 +77,21 @@ BuildLteCell(const RadioCellConfig& cfg)
     Ptr<LteHelper> lte = CreateObject<LteHelper>();
     Ptr<PointToPointEpcHelper> epc = CreateObject<PointToPointEpcHelper>();
     lte->SetEpcHelper(epc);
-    lte->SetSchedulerType("ns3::PfFfMacScheduler");
+    // A capacity trace: a proxy around PF sizes each transport block from the trace, and the
+    // PHY's data error model is off (the trace is the delivered capacity; docs/traces.md).
+    std::shared_ptr<const CapacityTrace> trace;
+    if (!cfg.capacityTrace.empty())
+    {
+        trace = std::make_shared<const CapacityTrace>(CapacityTrace::Load(cfg.capacityTrace, 1000));
+        CellgymTraceFfMacScheduler::SetCapacityTrace(trace);
+        Config::SetDefault("ns3::LteSpectrumPhy::DataErrorModelEnabled", BooleanValue(false));
+        lte->SetSchedulerType("ns3::CellgymTraceFfMacScheduler");
+        lte->SetSchedulerAttribute("InnerType", StringValue("ns3::PfFfMacScheduler"));
+    }
+    else
+    {
+        lte->SetSchedulerType("ns3::PfFfMacScheduler");
+    }
     lte->SetAttribute("PathlossModel", StringValue("ns3::OkumuraHataPropagationLossModel"));
     lte->SetEnbDeviceAttribute("DlBandwidth", UintegerValue(cfg.rbs));
     lte->SetEnbDeviceAttribute("UlBandwidth", UintegerValue(cfg.rbs));
@@ -104,10 +121,10 @@ BuildLteCell(const RadioCellConfig& cfg)
     }
     lte->Attach(cell.ueDevs, cell.bsDevs.Get(0));
 
-    cell.installAgent = [cfg](RadioCell& c)
+    cell.installAgent = [cfg, trace](RadioCell& c)
     {
         Ptr<NetDevice> s1u = CreateAgent(c, cfg, cfg.xrcWindowTtis);
-        c.agent->Install(c.bsDevs.Get(0), s1u, static_cast<uint16_t>(cfg.rbs));
+        c.agent->Install(c.bsDevs.Get(0), s1u, static_cast<uint16_t>(cfg.rbs), trace);
         for (uint32_t u = 0; u < cfg.numUes; ++u)
         {
             c.agent->AddUe(c.ueDevs.Get(u));

@@ -32,6 +32,7 @@ struct RadioCellConfig
     std::string los{"probabilistic"}; //!< NR: line of sight (probabilistic, los, nlos)
     std::string scheduler{"pf"};      //!< NR: OFDMA scheduler (pf, rr)
     std::string mcsTable{"64qam"};    //!< NR: MCS table (64qam: table 1, 256qam: table 2)
+    std::string capacityTrace;        //!< LTE: capacity file replayed per TTI (empty: channel)
 };
 
 /// A built cell: one base station with its core network, the UEs attached, the agent hooked in.

@@ -2,6 +2,7 @@
 // XRC's agent on an LTE eNB (the LTE adapter): transport blocks from LteEnbPhy's
 // DlPhyTransmission trace, RLC reports from XrcComponentCarrierManager, RBs from 36.213's TBS
 // table. The agent's logic is in xrc-enb-agent.cc; NR's adapter is nr/xrc-nr-adapter.cc.
+#include "cellgym-capacity-trace.h"
 #include "xrc-component-carrier-manager.h"
 #include "xrc-enb-agent.h"
 
@@ -13,6 +14,7 @@
 #include "ns3/lte-ue-rrc.h"
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace ns3
@@ -74,7 +76,10 @@ XrcEnbAgent::ConfigureLteHelper(Ptr<LteHelper> lteHelper)
 }
 
 void
-XrcEnbAgent::Install(Ptr<NetDevice> enbDevice, Ptr<NetDevice> s1uDevice, uint16_t numRbs)
+XrcEnbAgent::Install(Ptr<NetDevice> enbDevice,
+                     Ptr<NetDevice> s1uDevice,
+                     uint16_t numRbs,
+                     std::shared_ptr<const CapacityTrace> trace)
 {
     auto table = std::make_shared<LteRbTable>();
     table->numRbs = numRbs;
@@ -102,6 +107,24 @@ XrcEnbAgent::Install(Ptr<NetDevice> enbDevice, Ptr<NetDevice> s1uDevice, uint16_
     {
         return table->BytesOf(mcs, rbs);
     };
+    if (trace)
+    {
+        // The TB of TTI k (sent at k ms) holds its RBs' share of the trace's bytes for k; the
+        // agent closes TTI k at k + 0.5 ms: both read the trace at the current time.
+        const double usable = radio.usableRbs;
+        radio.rbsOf = [trace, usable](int, uint32_t bytes)
+        {
+            const double cap = trace->BytesAt(Simulator::Now());
+            return cap > 0
+                       ? static_cast<uint32_t>(std::min(usable, std::round(bytes * usable / cap)))
+                       : 0U;
+        };
+        radio.bytesOf = [trace, usable](int, double rbs)
+        {
+            return rbs <= 0 ? 0.0
+                            : trace->BytesAt(Simulator::Now()) * std::min(rbs, usable) / usable;
+        };
+    }
     // A PDU queued despite a TxDrop (older than the PDCP discard timer) carries an
     // LteRlcSduStatusTag; a PDU dropped because the buffer was full does not.
     radio.queuedByRlc = [](Ptr<const Packet> p)

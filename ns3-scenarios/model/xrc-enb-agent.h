@@ -17,6 +17,8 @@
 namespace ns3
 {
 
+class CapacityTrace;
+
 /// @brief Per-UE counters the scenario reads once per environment step (then they restart).
 struct XrcUeStepStats
 {
@@ -109,8 +111,14 @@ class XrcEnbAgent : public Object
      * @param enbDevice the eNB's LteEnbNetDevice
      * @param s1uDevice the eNB's S1-U device (uplink GTP-U packets leave through it)
      * @param numRbs downlink bandwidth in RBs
+     * @param trace the cell's capacity per TTI when it replays a trace (nullptr: the channel's):
+     *        then a TB's RBs are its share of the TTI's trace bytes, and idle RBs carry their
+     *        share of them, whatever the MCS (docs/traces.md)
      */
-    void Install(Ptr<NetDevice> enbDevice, Ptr<NetDevice> s1uDevice, uint16_t numRbs);
+    void Install(Ptr<NetDevice> enbDevice,
+                 Ptr<NetDevice> s1uDevice,
+                 uint16_t numRbs,
+                 std::shared_ptr<const CapacityTrace> trace = nullptr);
 
     /**
      * @brief LTE adapter: declare a UE (call after attaching it).

@@ -166,10 +166,14 @@ def test_backends_name_the_trace_fields_they_do_not_read_yet():
     from envs.fastsim.params import FastSimParams
 
     spec = ScenarioSpec(channel={"source": "synthetic", "generator": "steps"})
-    with pytest.raises(SpecError, match="channel.source='synthetic' is not wired into the fast"):
-        FastSimParams.from_spec(spec)
-    with pytest.raises(SpecError, match="channel.source='synthetic' is not wired into the ns3"):
-        spec.to_ns3_args(1)
+    FastSimParams.from_spec(spec)  # trace channels: wired into the fast backend (LTE and NR)
+    spec.to_ns3_args(1)  # and into ns-3's LTE cell
+    nr = ScenarioSpec(cell={"type": "nr"}, channel={"source": "synthetic", "generator": "steps"})
+    FastSimParams.from_spec(nr)
+    with pytest.raises(
+        SpecError, match="channel.source='synthetic' on NR cells is not wired into the ns3"
+    ):
+        nr.to_ns3_args(1)
     wired = ScenarioSpec(bottleneck_trace="mahimahi/x.down")
     with pytest.raises(SpecError, match="bottleneck_trace='mahimahi/x.down' is not wired"):
         wired.to_ns3_args(1)

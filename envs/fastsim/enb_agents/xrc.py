@@ -19,6 +19,7 @@ from envs.fastsim.params import (
     P_ACTIVE_TIMEOUT_MS,
     P_NUM_RBS,
     P_SLOTS_PER_MS,
+    P_TRACE,
     P_USABLE_RBS,
     P_WINDOW_TTIS,
 )
@@ -38,6 +39,7 @@ from envs.fastsim.state import (
     UI_RLC_HEAD,
     UI_RLC_LEN,
 )
+from envs.fastsim.trace_capacity import _trace_share
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -71,7 +73,7 @@ def _flow_rate_mbps(b, f, t, p, fc, fi, ue):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _agent_slot(b, t, slot, p, fc, fi, ue, capr, tbs):
+def _agent_slot(b, t, slot, p, fc, fi, ue, capr, tbs, trc):
     """The XRC agent closes a slot: each UE's capacity into the window ring."""
     nu = ue.shape[1]
     usable = p[P_USABLE_RBS]
@@ -87,9 +89,11 @@ def _agent_slot(b, t, slot, p, fc, fi, ue, capr, tbs):
     for u in range(nu):
         act = _ue_active(b, u, t, p, fc, fi)
         sharers = eligible + (0 if act else 1)
-        cap = ue[b, u, U_NEW_TTI] + _bytes_of(
-            tbs, ue[b, u, U_LAST_MCS], idle / sharers, int(p[P_NUM_RBS])
-        )
+        if p[P_TRACE] > 0:  # the idle RBs' share of the trace's bytes (trace_capacity)
+            spare = _trace_share(trc, b, slot, idle / sharers, usable)
+        else:
+            spare = _bytes_of(tbs, ue[b, u, U_LAST_MCS], idle / sharers, int(p[P_NUM_RBS]))
+        cap = ue[b, u, U_NEW_TTI] + spare
         ue[b, u, U_CAP_SUM] += cap - capr[b, u, pos]
         capr[b, u, pos] = cap
         ue[b, u, U_O_CAP] += cap

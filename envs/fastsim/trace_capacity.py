@@ -1,0 +1,83 @@
+"""Trace-driven cell capacity: the bytes of each slot come from a capacity series.
+
+With ``channel.source`` a trace (``mahimahi``, ``irish5g``, ``synthetic``), the series of
+``cellgym.traces.channel_series`` is the cell's capacity per TTI/slot: what one UE holding every
+resource block of the slot gets. The MAC still schedules (PF, RR, HARQ off: the trace already
+is the delivered capacity); a UE given ``rbs`` of the ``usable`` RBs gets ``rbs / usable`` of the
+slot's bytes (``_trace_tb``), and XRC's agent counts the idle RBs' share of the slot's bytes the
+same way (``_trace_share``), so its capacity estimate and explicit rate follow the trace.
+
+Rows: a series that does not depend on the run's seed (Mahimahi, or a fixed ``trace_seed``) is
+one row shared by every cell; otherwise each cell has its own row, drawn from its seed (the
+episode's ``RngRun``, as ns-3 draws it) at every reset. A row holds ``min(N, episode slots)``
+slots: the kernel reads slot ``s`` of the episode at ``s % len``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from cellgym.traces import CapacitySeries, channel_series
+
+#: The kernel's capacity array when the channel is the distance model (never read).
+NO_TRACE = np.zeros((1, 1), dtype=np.float64)
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _trace_bytes(trc, b, slot):
+    """Bytes the cell can deliver in ``slot`` of cell ``b``'s episode."""
+    row = b if trc.shape[0] > 1 else 0
+    return trc[row, slot % trc.shape[1]]
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _trace_share(trc, b, slot, rbs, usable):
+    """Bytes of ``rbs`` (fractional) of the ``usable`` RBs in ``slot``: their share of the trace."""
+    if rbs <= 0:
+        return 0.0
+    return _trace_bytes(trc, b, slot) * min(rbs, usable) / usable
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _trace_tb(trc, b, slot, rbs, usable):
+    """A new transport block on ``rbs`` RBs: whole bytes of its share of the slot's capacity."""
+    return float(int(_trace_share(trc, b, slot, float(rbs), float(usable))))
+
+
+def seed_dependent(channel) -> bool:
+    """Whether the series changes with the run's seed (a synthesis or generator, no fixed seed)."""
+    return channel.source != "mahimahi" and channel.trace_seed is None
+
+
+class TraceCapacity:
+    """The ``[rows, slots]`` capacity array a batch of cells replays (``FastCellBatch``).
+
+    Args:
+        params: The cell's parameters (``params.trace_driven`` true).
+        batch: Cells in the batch.
+    """
+
+    def __init__(self, params, batch: int) -> None:
+        spec = params.spec
+        self._channel = spec.channel
+        self._slot_s = float(spec.cell.slot_s)
+        self._episode_slots = max(1, int(params.sim_ms) * int(params.slots_per_ms))
+        self.per_cell = seed_dependent(self._channel)
+        rows = batch if self.per_cell else 1
+        first = self.series(0)
+        self.length = min(first.n, self._episode_slots)
+        self.array = np.zeros((rows, self.length), dtype=np.float64)
+        if not self.per_cell:
+            self.array[0] = first.bytes[: self.length]
+
+    def series(self, seed: int) -> CapacitySeries:
+        """The series of a run with ``seed`` (the episode's ``RngRun``)."""
+        return channel_series(self._channel, self._slot_s, int(seed))
+
+    def reset(self, seeds: np.ndarray, mask: np.ndarray) -> None:
+        """Draw the rows of the cells being reset (seed-dependent series only)."""
+        if not self.per_cell:
+            return
+        for b in np.flatnonzero(mask):
+            self.array[b] = self.series(int(seeds[b])).bytes[: self.length]
