@@ -47,15 +47,6 @@ def _rows(path: Path) -> list[dict[str, str]]:
         return list(csv.DictReader(fh))
 
 
-def _trace_runs_on_fast() -> bool:
-    spec = zeus.trace_scenario("traces/steps", ["cubic"], "1", 2.0, 1)
-    try:
-        zeus.preflight(spec, "fast", "traces/steps")
-    except SpecError:
-        return False
-    return True
-
-
 def _check_outputs(out: Path, args: list[str], backend: str, controllers: list[str]) -> dict:
     for name in OUTPUTS:
         assert (out / name).is_file() and (out / name).stat().st_size > 0, name
@@ -113,14 +104,15 @@ def _check_outputs(out: Path, args: list[str], backend: str, controllers: list[s
 
 
 def test_zeus_command_tiny_matrix(tmp_path: Path) -> None:
-    trace = "traces/steps" if _trace_runs_on_fast() else "single_flow"
+    # A synthetic trace (capacity steps of 5, 20, 40 Mbit/s) and the distance-channel cell (its
+    # utilization over the recorded capacity, its BDP over a CUBIC probe's).
     args = [
         "--backend",
         "fast",
         "--controllers",
         "bbr,oracle,optimum",
         "--traces",
-        trace,
+        "traces/steps,single_flow",
         "--buffers",
         "1,inf",
         "--fig9-buffers",
@@ -145,8 +137,18 @@ def test_zeus_command_tiny_matrix(tmp_path: Path) -> None:
     )
     assert oracle_self["ccas"] == ["agent", "agent"]
     # Buffers: 1 BDP is a small finite buffer, inf the unlimited one.
-    pkts = {r["buffer"]: r["buffer_pkts"] for r in numbers["runs"] if r["kind"] == "solo"}
-    assert 1 <= pkts["1"] < 1000 and pkts["inf"] >= 10**5
+    pkts = {
+        (r["trace"], r["buffer"]): r["buffer_pkts"] for r in numbers["runs"] if r["kind"] == "solo"
+    }
+    # The steps trace's mean, 65/3 Mbit/s, x 38 ms: 69 packets per BDP.
+    assert pkts[("traces/steps", "1")] == 69 and pkts[("traces/steps", "inf")] >= 10**5
+    assert 50 <= pkts[("single_flow", "1")] <= 200
+    # The optimum: each trace's mean capacity (the steps' 65/3 Mbit/s over 4 s: 5 and 20).
+    opt = numbers["optimum"]["fast"]
+    assert opt["traces/steps|1"]["throughput_mbps"] == pytest.approx(12.5, rel=1e-3)
+    assert opt["traces/steps|1"]["series"]["source"] == "synthetic"
+    solo = [r for r in numbers["runs"] if r["kind"] == "solo" and r["trace"] == "traces/steps"]
+    assert all(r["flows"][0]["throughput_mbps"] <= 12.5 * 1.02 for r in solo)
     # --render rewrites the same report from numbers.json.
     before = (tmp_path / "report.md").read_text()
     (tmp_path / "report.md").unlink()
@@ -224,7 +226,7 @@ def test_zeus_command_on_ns3(tmp_path: Path) -> None:
         "--controllers",
         "ledbat,oracle,optimum",
         "--traces",
-        "single_flow",
+        "traces/steps",
         "--buffers",
         "inf",
         "--fig9-buffers",
