@@ -95,6 +95,26 @@ DEFAULT_CONTROLLERS: dict[str, tuple[str, ...]] = {
 DEFAULT_BUFFERS: tuple[str, ...] = tuple(f"{b:g}" for b in ZEUS_BUFFER_BDPS)
 #: Fig. 9's extra buffer sizes (BBR vs CUBIC only), in BDPs, as the paper's 1-15 BDP sweep.
 DEFAULT_FIG9_BUFFERS: tuple[str, ...] = ("1", "2", "3", "4", "6", "8", "12", "15")
+#: The default matrix per backend. ns-3 runs a subset that takes about 20 minutes on two cores
+#: (two traces, 5 BDP and infinite buffers, one seed, 30 s): the full matrix would take hours.
+DEFAULTS: dict[str, dict[str, Any]] = {
+    "fast": {
+        "controllers": DEFAULT_CONTROLLERS["fast"],
+        "traces": DEFAULT_TRACES,
+        "buffers": DEFAULT_BUFFERS,
+        "fig9_buffers": DEFAULT_FIG9_BUFFERS,
+        "seeds": 3,
+        "duration_s": 60.0,
+    },
+    "ns3": {
+        "controllers": DEFAULT_CONTROLLERS["ns3"],
+        "traces": ("traces/att_lte_driving", "traces/tmobile_lte_short"),
+        "buffers": ("5", "inf"),
+        "fig9_buffers": (),
+        "seeds": 1,
+        "duration_s": 30.0,
+    },
+}
 #: Run kinds: the flows of each, by position (the controller under test as ``"C"``).
 KINDS: dict[str, tuple[str, ...]] = {"solo": ("C",), "self": ("C", "C"), "vs": (REFERENCE, "C")}
 
@@ -369,38 +389,44 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
     ap.add_argument("--out", default="docs/zeus", help="output directory")
     ap.add_argument("--backend", default="fast", choices=(*BACKENDS, "both"))
-    ap.add_argument(
-        "--controllers",
-        default="default",
-        help="comma list (native CCAs, oracle, optimum); default: "
-        + "; ".join(f"{b}: {','.join(c)}" for b, c in DEFAULT_CONTROLLERS.items()),
-    )
-    ap.add_argument(
-        "--ns3-controllers",
-        default="",
-        help="ns-3's controllers when --backend both (default: --controllers)",
-    )
-    ap.add_argument("--traces", default=",".join(DEFAULT_TRACES), help="comma list of scenarios")
-    ap.add_argument("--ns3-traces", default="", help="ns-3's traces when --backend both")
-    ap.add_argument("--buffers", default=",".join(DEFAULT_BUFFERS), help="BDPs, comma list")
-    ap.add_argument("--ns3-buffers", default="", help="ns-3's buffers when --backend both")
-    ap.add_argument(
-        "--fig9-buffers",
-        default=",".join(DEFAULT_FIG9_BUFFERS),
-        help="extra BBR-vs-CUBIC buffer sizes for Fig. 9 ('' for none)",
-    )
-    ap.add_argument("--seeds", type=int, default=3, help="seeds 1..N")
-    ap.add_argument("--ns3-seeds", type=int, default=0, help="ns-3's seeds when --backend both")
-    ap.add_argument("--duration", type=float, default=60.0, help="simulated seconds per run")
-    ap.add_argument("--ns3-duration", type=float, default=0.0, help="ns-3's, when --backend both")
+    for b in BACKENDS:
+        d = {k: ",".join(v) if isinstance(v, tuple) else f"{v:g}" for k, v in DEFAULTS[b].items()}
+        prefix = "" if b == "fast" else "ns3-"
+
+        def helptext(what: str, key: str, b: str = b, d: dict[str, str] = d) -> str:
+            if b == "fast":
+                return f"{what}; default {d[key] or 'none'}"
+            fallback = d[key] or "none"
+            return f"ns-3's {what}; default: the option without ns3- when given, else {fallback}"
+
+        ap.add_argument(
+            f"--{prefix}controllers",
+            help=helptext("comma list of native CCAs, oracle, optimum", "controllers"),
+        )
+        ap.add_argument(f"--{prefix}traces", help=helptext("comma list of scenarios", "traces"))
+        ap.add_argument(f"--{prefix}buffers", help=helptext("buffer regimes in BDPs", "buffers"))
+        ap.add_argument(
+            f"--{prefix}fig9-buffers",
+            help=helptext("extra BBR-vs-CUBIC buffers for Fig. 9 ('' for none)", "fig9_buffers"),
+        )
+        ap.add_argument(f"--{prefix}seeds", type=int, help=helptext("seeds 1..N", "seeds"))
+        ap.add_argument(
+            f"--{prefix}duration",
+            type=float,
+            help=helptext("simulated seconds per run", "duration_s"),
+        )
     ap.add_argument("--from-s", type=float, default=0.0, help="ignore the first seconds")
     ap.add_argument("--jobs", type=int, default=2, help="simulations in parallel")
     ap.add_argument("--render", action="store_true", help="rewrite report.md from numbers.json")
     args = ap.parse_args(argv)
-    if args.seeds < 1:
-        ap.error(f"--seeds={args.seeds} is out of range: allowed 1 or more")
-    if not 0.5 <= args.duration <= 3600:
-        ap.error(f"--duration={args.duration} is out of range: allowed 0.5-3600 s")
+    for name in ("seeds", "ns3_seeds"):
+        v = getattr(args, name)
+        if v is not None and v < 1:
+            ap.error(f"--{name.replace('_', '-')}={v} is out of range: allowed 1 or more")
+    for name in ("duration", "ns3_duration"):
+        v = getattr(args, name)
+        if v is not None and not 0.5 <= v <= 3600:
+            ap.error(f"--{name.replace('_', '-')}={v} is out of range: allowed 0.5-3600 s")
     if args.jobs < 1:
         ap.error(f"--jobs={args.jobs} is out of range: allowed 1 or more")
     return args
@@ -410,35 +436,44 @@ def _split(text: str) -> list[str]:
     return [t.strip() for t in text.split(",") if t.strip()]
 
 
+def _option(args: argparse.Namespace, backend: str, name: str) -> Any:
+    """A matrix option of ``backend``: its own, else the general one, else its default."""
+    arg = "duration" if name == "duration_s" else name
+    own = getattr(args, f"ns3_{arg}") if backend == "ns3" else None
+    if own is not None:
+        return own
+    general = getattr(args, arg)
+    if general is not None:
+        return general
+    d = DEFAULTS[backend][name]
+    return ",".join(d) if isinstance(d, tuple) else d
+
+
 def matrix(args: argparse.Namespace) -> dict[str, dict[str, Any]]:
     """Per backend: controllers, traces, buffers, seeds and duration, checked."""
     backends = BACKENDS if args.backend == "both" else (args.backend,)
     out = {}
     for b in backends:
-        ns3_extra = b == "ns3" and args.backend == "both"
-        ctl_text = (args.ns3_controllers if ns3_extra else "") or args.controllers
-        ctls = list(DEFAULT_CONTROLLERS[b]) if ctl_text == "default" else _split(ctl_text)
+        ctls = _split(_option(args, b, "controllers"))
         for c in ctls:
             if c != OPTIMUM:
                 controllers.get(c, b, field_name="controllers")
-        traces = _split((args.ns3_traces if ns3_extra else "") or args.traces)
-        buffers = _split((args.ns3_buffers if ns3_extra else "") or args.buffers)
-        fig9 = [] if ns3_extra else _split(args.fig9_buffers)
+        traces = _split(_option(args, b, "traces"))
+        buffers = _split(_option(args, b, "buffers"))
+        fig9 = _split(_option(args, b, "fig9_buffers"))
         for buf in (*buffers, *fig9):
             parse_buffer(buf)
         if "bbr" not in ctls:
             fig9 = []
         if not traces or not buffers or not ctls:
             raise SpecError("controllers, traces and buffers must each name at least one")
-        seeds = (args.ns3_seeds if ns3_extra and args.ns3_seeds else args.seeds) or 1
-        duration = (args.ns3_duration if ns3_extra and args.ns3_duration else 0) or args.duration
         out[b] = {
             "controllers": ctls,
             "traces": traces,
             "buffers": buffers,
             "fig9_buffers": fig9,
-            "seeds": list(range(1, seeds + 1)),
-            "duration_s": float(duration),
+            "seeds": list(range(1, int(_option(args, b, "seeds")) + 1)),
+            "duration_s": float(_option(args, b, "duration_s")),
         }
     return out
 

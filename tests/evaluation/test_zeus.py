@@ -203,6 +203,13 @@ def test_jobs_and_bad_input() -> None:
         assert {"oracle", "optimum", "cubic", "xrc"} <= set(plan[b]["controllers"])
     assert {"ledbat", "vegas"} <= set(plan["ns3"]["controllers"])
     assert len(plan["fast"]["traces"]) == 4
+    # ns-3 runs a subset by default; its own options, else the general ones, override it.
+    assert plan["ns3"]["buffers"] == ["5", "inf"] and plan["ns3"]["seeds"] == [1]
+    plan = zeus.matrix(
+        zeus.parse_args(["--backend", "both", "--seeds", "2", "--ns3-controllers", "vegas"])
+    )
+    assert plan["ns3"]["seeds"] == plan["fast"]["seeds"] == [1, 2]
+    assert plan["ns3"]["controllers"] == ["vegas"] and "vegas" not in plan["fast"]["controllers"]
 
 
 def test_trace_scenarios_resolve_buffers_on_the_trace() -> None:
