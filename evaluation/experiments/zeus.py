@@ -183,20 +183,36 @@ def trace_scenario(
     spec = base.replace(sim_time_s=float(duration_s), flows=flows)
     multiple = parse_buffer(buffer)
     if is_trace(spec):
-        return resolve_buffers(spec.replace(buffer_bdp=multiple), seed=rng_run_for_seed(seed))
+        series = trace_series(spec, seed)
+        return resolve_buffers(spec.replace(buffer_bdp=multiple), series=series)
     if bdp_rate_bps is None:
         raise SpecError(f"trace={trace!r} has no capacity trace: its BDP needs a probed rate")
     pkts = bdp_packets(bdp_rate_bps, nominal_base_rtt_s(spec), multiple)
     return spec.replace(rlc_buffer_pkts=min(pkts, 1_000_000 // spec.num_ues))
 
 
+#: Series already built in this process (an Irish 5G synthesis takes seconds): a worker runs
+#: the jobs of one trace and seed in a row, and each job needs its series twice.
+_SERIES: dict[str, CapacitySeries] = {}
+_SERIES_KEPT = 8
+
+
 def trace_series(spec: ScenarioSpec, seed: int) -> CapacitySeries | None:
     """The capacity series the scenario replays (``None`` on the distance channel)."""
     if spec.bottleneck_trace:
-        return bottleneck_series(spec)
-    if spec.channel.source in TRACE_SOURCES:
-        return channel_series(spec.channel, spec.cell.slot_s, rng_run_for_seed(seed))
-    return None
+        key = repr(("bottleneck", spec.bottleneck_trace))
+        make = lambda: bottleneck_series(spec)  # noqa: E731
+    elif spec.channel.source in TRACE_SOURCES:
+        run = rng_run_for_seed(seed)
+        key = repr(("channel", spec.channel, spec.cell.slot_s, run))
+        make = lambda: channel_series(spec.channel, spec.cell.slot_s, run)  # noqa: E731
+    else:
+        return None
+    if key not in _SERIES:
+        if len(_SERIES) >= _SERIES_KEPT:
+            _SERIES.pop(next(iter(_SERIES)))
+        _SERIES[key] = make()
+    return _SERIES[key]
 
 
 def preflight(spec: ScenarioSpec, backend: str, trace: str) -> None:
