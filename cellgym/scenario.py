@@ -42,6 +42,7 @@ from cellgym.vocab import (
     NR_NUMEROLOGIES,
     NR_PROPAGATION_SCENARIOS,
     NR_SCHEDULERS,
+    TRACE_SOURCES,
     TRAFFIC_TYPES,
     SpecError,
     check_choice,
@@ -254,6 +255,9 @@ class ChannelSpec:
             f"--mobilityPeriodS={self.mobility_period_s:g}",
             f"--minDistance={self.min_distance_m:g}",
             f"--maxDistance={self.max_distance_m:g}",
+            # A trace source: the program then requires the episode's --capacityTrace file
+            # (written per seed by the session, envs/ns3_capacity.py).
+            *([f"--channelSource={self.source}"] if self.source in TRACE_SOURCES else []),
         ]
 
     def validate(self, where: str, num_ues: int | None = None) -> None:

@@ -27,7 +27,9 @@ NO_TRACE = np.zeros((1, 1), dtype=np.float64)
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _trace_bytes(trc, b, slot):
     """Bytes the cell can deliver in ``slot`` of cell ``b``'s episode."""
-    row = b if trc.shape[0] > 1 else 0
+    row = np.int64(0)
+    if trc.shape[0] > 1:
+        row = np.int64(b)  # int64 both ways: prange's b is unsigned (a mixed unify is float)
     return trc[row, slot % trc.shape[1]]
 
 

@@ -519,6 +519,7 @@ main(int argc, char* argv[])
         {"activeTimeoutMs", "200"},
         {"xrcWindowTtis", "40"},
         {"capacityTrace", ""},
+        {"channelSource", "distance"},
         {"recordPath", ""},
         {"recvTimeoutMs", "600000"},
         {"fixedAction", ""},
@@ -554,6 +555,9 @@ main(int argc, char* argv[])
         {"activeTimeoutMs",
          "XRC agent: a flow is active while its packets arrive closer than this"},
         {"xrcWindowTtis", "XRC agent: capacity averaging window, TTIs"},
+        {"channelSource",
+         "distance (the channel model), or the trace source the scenario names (mahimahi, "
+         "irish5g, synthetic): then --capacityTrace is required"},
         {"capacityTrace",
          "LTE: replay this capacity file (cellgym.traces.write_capacity_file, one value per "
          "1 ms TTI) as the cell's capacity (docs/traces.md); empty: the channel's"},
@@ -656,6 +660,19 @@ main(int argc, char* argv[])
     const auto xrcWindowTtis = static_cast<uint32_t>(uintOpt("xrcWindowTtis", 1, 100'000));
     const std::string recordPath = opt["recordPath"];
     const std::string capacityTrace = opt["capacityTrace"];
+    const std::string channelSource = opt["channelSource"];
+    if (channelSource != "distance" && channelSource != "mahimahi" && channelSource != "irish5g"
+        && channelSource != "synthetic")
+    {
+        BadArg("channelSource", channelSource, "distance, mahimahi, irish5g, synthetic");
+    }
+    if ((channelSource == "distance") != capacityTrace.empty())
+    {
+        BadArg("capacityTrace",
+               capacityTrace,
+               "a capacity file exactly when --channelSource is a trace source (now '"
+                   + channelSource + "')");
+    }
     if (!capacityTrace.empty() && cellType != "lte")
     {
         BadArg("capacityTrace", capacityTrace, "empty on NR cells (5G-LENA replays no trace yet)");

@@ -133,3 +133,21 @@ def test_trace_configs_run_a_few_steps(name, backend):
         return
     caps, _, _ = replay(spec, backend)
     assert len(caps) == 10 and np.all(np.isfinite(caps)) and caps.sum() > 0
+
+
+@pytest.mark.ns3
+def test_ns3_refuses_a_capacity_file_of_another_interval(tmp_path):
+    import subprocess
+
+    from cellgym.paths import ns3_program
+    from cellgym.traces import write_capacity_file
+
+    series = channel_series(steps_spec(1.0).channel, 0.0005, SEED)  # 0.5 ms: not the LTE TTI
+    path = write_capacity_file(series, tmp_path / "cap.txt")
+    args = [str(ns3_program()), "--simTime=0.1", "--channelSource=synthetic"]
+    done = subprocess.run([*args, f"--capacityTrace={path}"], capture_output=True, text=True)
+    assert done.returncode == 2
+    assert "--capacityTrace=" in done.stderr and "interval_us 500" in done.stderr
+    # A trace source without its file is refused too, never run on the distance channel.
+    done = subprocess.run(args, capture_output=True, text=True)
+    assert done.returncode == 2 and "--capacityTrace" in done.stderr
