@@ -96,7 +96,8 @@ DEFAULT_BUFFERS: tuple[str, ...] = tuple(f"{b:g}" for b in ZEUS_BUFFER_BDPS)
 #: Fig. 9's extra buffer sizes (BBR vs CUBIC only), in BDPs, as the paper's 1-15 BDP sweep.
 DEFAULT_FIG9_BUFFERS: tuple[str, ...] = ("1", "2", "3", "4", "6", "8", "12", "15")
 #: The default matrix per backend. ns-3 runs a subset that takes about 20 minutes on two cores
-#: (two traces, 5 BDP and infinite buffers, one seed, 30 s): the full matrix would take hours.
+#: (the two Irish 5G traces, 5 BDP and infinite buffers, one seed, 30 s): the full matrix would
+#: take hours.
 DEFAULTS: dict[str, dict[str, Any]] = {
     "fast": {
         "controllers": DEFAULT_CONTROLLERS["fast"],
@@ -108,7 +109,7 @@ DEFAULTS: dict[str, dict[str, Any]] = {
     },
     "ns3": {
         "controllers": DEFAULT_CONTROLLERS["ns3"],
-        "traces": ("traces/att_lte_driving", "traces/tmobile_lte_short"),
+        "traces": ("traces/irish5g_static", "traces/irish5g_driving"),
         "buffers": ("5", "inf"),
         "fig9_buffers": (),
         "seeds": 1,
