@@ -85,3 +85,22 @@ MULTI_AGENT: tuple[str, ...] = (
     "baselines/base.py",
     "baselines/xrc.py",
 )
+
+#: The Zeus evaluation (``python -m evaluation.experiments.zeus``): also the fast model (the fast
+#: backend's tables), the trace readers and generators and the trace scenarios (the capacity
+#: replayed, the buffer regimes), the Zeus metrics, the oracle policy and the environment
+#: contract its driver uses, and its module. The report (``zeus_report``) is not an input:
+#: ``--render`` rewrites the tables, figures and text from ``numbers.json``. The traces live
+#: outside the repository (``$CELLGYM_TRACES``): the optimum's rows record each series' digest.
+ZEUS: tuple[str, ...] = (
+    *COMMON,
+    "envs/fastsim/**/*",
+    "envs/lte_cell.py",
+    "cellgym/zeus.py",
+    "cellgym/traces/*.py",
+    "configs/scenario/traces/*.yaml",
+    "evaluation/experiments/zeus.py",
+    "baselines/__init__.py",
+    "baselines/base.py",
+    "baselines/oracle.py",
+)

@@ -15,10 +15,11 @@ import pytest
 
 from cellgym import provenance
 from cellgym.paths import REPO_ROOT
-from evaluation.experiments import calibrate, xrc_paper, xrc_report
+from evaluation.experiments import calibrate, xrc_paper, xrc_report, zeus
 
 CALIBRATION = REPO_ROOT / "docs" / "calibration"
 XRC = REPO_ROOT / "docs" / "xrc-reproduction"
+ZEUS = REPO_ROOT / "docs" / "zeus"
 REPORTS = {
     "docs/calibration": (CALIBRATION / "calibration.json", calibrate.INPUTS),
     "docs/calibration/uplink-bsr": (
@@ -27,6 +28,7 @@ REPORTS = {
     ),
     "docs/calibration/nr": (CALIBRATION / "nr" / "calibration.json", calibrate.INPUTS),
     "docs/xrc-reproduction": (XRC / "numbers.json", xrc_paper.INPUTS),
+    "docs/zeus": (ZEUS / "numbers.json", zeus.INPUTS),
 }
 
 
@@ -38,6 +40,8 @@ def _provenance(path: Path) -> dict:
 @pytest.mark.parametrize("report", sorted(REPORTS))
 def test_committed_report_is_current(report: str) -> None:
     path, inputs = REPORTS[report]
+    if report == "docs/zeus" and not path.is_file():
+        pytest.skip(f"no committed Zeus report yet: `{zeus.COMMAND} --out docs/zeus` writes it")
     prov = _provenance(path)
     message = provenance.staleness(prov, REPO_ROOT, inputs)
     assert not message, f"{report} is stale: {message}"
