@@ -308,6 +308,7 @@ class FastSimParams:
         if self.spec.buffer_bdp is not None:  # Zeus buffer regime -> packets
             object.__setattr__(self, "spec", resolve_buffers(self.spec))
         self._check_harq_and_nr()
+        _ = self._bottleneck  # a bottleneck trace's file and content, checked now
 
     def _check_harq_and_nr(self) -> None:
         def bad(name: str, allowed: str) -> SpecError:

@@ -64,7 +64,6 @@ def test_reward_fields_are_named(reward, message):
             {"flows": [{"cca": "agent"}, {"cca": "vegas"}]},
             r"scenario.flows\[1\].cca='vegas' is not modelled by the fast backend",
         ),
-        ({"flows": [{"cca": "agent"}], "bottleneck_mbps": 10.0}, "scenario.bottleneck_mbps"),
         (
             {"flows": [{"cca": "agent"}], "channel": {"source": "synthetic", "generator": "steps"}},
             "scenario.channel.source='synthetic' is not wired into the fast backend",
