@@ -106,6 +106,8 @@ SCENARIOS: tuple[str, ...] = (
     "xrc_policy_fluctuating",
     "agent_walk_cwnd",
     "agent_steps_rate",
+    "wired_bottleneck_cubic",
+    "wired_bottleneck_xrc",
 )
 #: The NR cell's rows (5G-LENA on ns-3), a table of their own (``--scenarios nr``, written to
 #: ``docs/calibration/nr/`` with fewer seeds and shorter runs: an NR cell simulates at about a
