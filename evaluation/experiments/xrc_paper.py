@@ -227,14 +227,31 @@ def analyse(results: list[tuple[Job, EpisodeRecords, float]]) -> dict[str, Any]:
             "hol_p90_ms": mean_metric(recs, "hol_delay_ms", "p90"),
         }
     out["fig7"] = fig7
-    out["internet"] = {
-        label: internet_metrics(recs[0]) for label, recs in group("internet").items()
-    }
+    internet = group("internet")
+    out["internet"] = {label: internet_metrics(recs[0]) for label, recs in internet.items()}
+    if "newreno" in internet:
+        for label, recs in internet.items():
+            out["internet"][label]["same_window_as_newreno"] = same_window(
+                recs[0], internet["newreno"][0]
+            )
     return out
 
 
 #: The Internet-bottleneck experiment's steady state starts here (after slow start's losses).
 INTERNET_FROM_S = 2.0
+
+
+def same_window(rec: EpisodeRecords, ref: EpisodeRecords, from_s: float = 0.0) -> float:
+    """Share of steps after ``from_s`` in which flow 0's window is within one segment of ``ref``'s.
+
+    Both runs share the seed, so a sender that behaves as ``ref``'s has the same trajectory.
+    """
+    t, fl, _ = _arrays(rec)
+    _, ref_fl, _ = _arrays(ref)
+    n = min(len(t), len(ref_fl))
+    keep = t[:n] > from_s
+    diff = np.abs(fl[:n, 0, FLOW["cwnd_bytes"]] - ref_fl[:n, 0, FLOW["cwnd_bytes"]])[keep]
+    return float(np.mean(diff <= 1448.0))
 
 
 def internet_metrics(rec: EpisodeRecords, from_s: float = INTERNET_FROM_S) -> dict[str, Any]:

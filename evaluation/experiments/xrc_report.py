@@ -131,11 +131,13 @@ def internet_section(rows: dict[str, Any]) -> list[str]:
         "standard TCP. Scenario `configs/scenario/xrc_internet_bottleneck.yaml` (100-packet "
         "drop-tail buffer), one run each, after 2 s. Queueing: RTT - minimum RTT (both queues); "
         "HoL: the RLC queue alone; twnd = explicit rate x minimum RTT, XRC's window in its "
-        "explicit-rate modes; above twnd: share of steps with the window over 1.1 x twnd.",
+        "explicit-rate modes; above twnd: share of steps with the window over 1.1 x twnd; "
+        "as NewReno: share of steps with the window within a segment of the NewReno run's (same "
+        "seed).",
         "",
         "| cca | Mbit/s | queueing p50 ms | queueing p90 ms | HoL p50 ms | HoL p90 ms | "
-        "explicit rate Mbit/s | cwnd kB | twnd kB | above twnd | loss events |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
+        "explicit rate Mbit/s | cwnd kB | twnd kB | above twnd | loss events | as NewReno |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
     ]
     for cca, m in rows.items():
         out.append(
@@ -143,19 +145,18 @@ def internet_section(rows: dict[str, Any]) -> list[str]:
             f"{_f(m['queueing_p90_ms'], 1)} | {_f(m['hol_p50_ms'], 1)} | "
             f"{_f(m['hol_p90_ms'], 1)} | {_f(m['explicit_rate_mbps'], 1)} | "
             f"{_f(m['cwnd_mean_kb'], 1)} | {_f(m['twnd_mean_kb'], 1)} | "
-            f"{_f(m['above_twnd'], 3)} | {m['loss_events']} |"
+            f"{_f(m['above_twnd'], 3)} | {m['loss_events']} | "
+            f"{_f(m.get('same_window_as_newreno'), 3)} |"
         )
     x, nr = rows.get("xrc"), rows.get("newreno")
     if x and nr:
-        fell_back = (x["above_twnd"] or 0.0) > 0.5 and x["loss_events"] > 0
+        same = x.get("same_window_as_newreno") or 0.0
         verdict = (
-            "XRC left its explicit-rate window for standard TCP: its window rose above twnd "
-            f"in {_pct(x['above_twnd'] or 0.0)} of the steps and it lost packets at the "
-            f"bottleneck ({x['loss_events']} loss events), like NewReno ({nr['loss_events']})"
-            if fell_back
-            else "XRC kept its explicit-rate window (above twnd in "
-            f"{_pct(x['above_twnd'] or 0.0)} of the steps, {x['loss_events']} loss events): "
-            "it did not fall back to standard TCP"
+            f"XRC ran as standard TCP: its window was NewReno's in {_pct(same)} of the steps "
+            f"(above its explicit-rate window twnd in {_pct(x['above_twnd'] or 0.0)})"
+            if same >= 0.9
+            else f"XRC's window was NewReno's in only {_pct(same)} of the steps: it did not "
+            "behave as standard TCP"
         )
         where = (
             "in the Internet"
