@@ -31,14 +31,14 @@ from numba import njit
 
 from cellgym.traces import MTU_BYTES, bottleneck_series
 from cellgym.vocab import SpecError
+from envs.fastsim.codes import BN_RATE, BN_TRACE
 
 # -- the parameter vector ``bnp`` --------------------------------------------------------------
-BN_MODE = 0  # BN_NONE, BN_RATE, BN_TRACE
+BN_MODE = 0  # codes.BN_NONE, BN_RATE, BN_TRACE
 BN_TX_MS = 1  # constant rate: serialisation time of one packet, ms
 BN_BUF_PKTS = 2  # drop-tail buffer, packets
 BN_TRACE_LEN = 3  # trace: its period, ms
 BN_TRACE0 = 4  # trace: delivery opportunities of each ms from here
-BN_NONE, BN_RATE, BN_TRACE = 0, 1, 2
 #: Bytes a full segment occupies on ns-3's point-to-point link: 1448 B payload, 32 B TCP header
 #: (with the timestamp option), 20 B IP header, 2 B PPP header.
 BN_WIRE_BYTES = MTU_BYTES + 2

@@ -14,7 +14,6 @@ from numba import njit
 
 from envs.fastsim.bottleneck import (
     BN_MODE,
-    BN_NONE,
     BQ_FLOW,
     BQ_RETX,
     BQ_SEND,
@@ -25,7 +24,7 @@ from envs.fastsim.bottleneck import (
     _bn_push,
     _bn_sendable,
 )
-from envs.fastsim.codes import LOST_AGAIN, LOST_NEED
+from envs.fastsim.codes import BN_NONE, LOST_AGAIN, LOST_NEED
 from envs.fastsim.loss_record import _lost_slot
 from envs.fastsim.params import (
     FC_UE,

@@ -373,7 +373,8 @@ def plot(results: list[tuple[Job, EpisodeRecords, float]], out: Path) -> list[st
         fig, ax = plt.subplots(figsize=(7, 3.5))
         for cca in present:
             t, fl, _ = _arrays(first[("internet", cca)])
-            ax.plot(t, fl[:, 0, FLOW["cwnd_bytes"]] / 1000, lw=1, label=f"{cca} cwnd")
+            wide = {"lw": 4, "alpha": 0.4} if cca == "xrc" else {"lw": 1}
+            ax.plot(t, fl[:, 0, FLOW["cwnd_bytes"]] / 1000, label=f"{cca} cwnd", **wide)
             if cca == "xrc":
                 twnd = fl[:, 0, FLOW["fb_rate_mbps"]] * fl[:, 0, FLOW["rtt_min_ms"]] / 8
                 ax.plot(t, twnd, "k--", lw=1, label="xrc twnd (C_i x RTT_min)")

@@ -21,8 +21,6 @@ from envs.fastsim import FastCellBatch, FastSimParams
 from envs.fastsim.bottleneck import (
     BN_BUF_PKTS,
     BN_MODE,
-    BN_RATE,
-    BN_TRACE,
     BN_TRACE0,
     BN_TRACE_LEN,
     BN_TX_MS,
@@ -38,6 +36,7 @@ from envs.fastsim.bottleneck import (
     _bn_push,
     _bn_sendable,
 )
+from envs.fastsim.codes import BN_RATE, BN_TRACE
 from evaluation.rollouts import run_native
 
 
