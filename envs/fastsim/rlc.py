@@ -92,9 +92,9 @@ def _rlc_push(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _arrive(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost, bnp, bqs, bq):
-    """A segment reaches the eNB, or the wired bottleneck's buffer when the scenario has one."""
-    if bnp[BN_MODE] == BN_NONE:
+def _arrive(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost, wired, bnp, bqs, bq):
+    """A segment reaches the eNB, or the wired bottleneck's buffer when ``wired``."""
+    if not wired:
         _rlc_push(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost)
     elif not _bn_push(b, f, seq, send, retx, t, bnp, bqs, bq):
         _record_loss(b, f, seq, retx, fi, lost)
@@ -128,6 +128,7 @@ def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq):
     ring = dl.shape[2]
     k = rtx.shape[2]
     slot = t & (ring - 1)
+    wired = bnp[BN_MODE] != BN_NONE
     # Retransmissions first (they left the server earlier than same-TTI new data at most).
     for f in range(nf):
         u = int(fc[f, FC_UE])
@@ -136,8 +137,8 @@ def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq):
             if rtx[b, f, h, 1] > t:
                 break
             _arrive(
-                b, u, f, rtx[b, f, h, 0], rtx[b, f, h, 2], True, t, p, ue, ui, rlc, fi, lost, bnp,
-                bqs, bq,
+                b, u, f, rtx[b, f, h, 0], rtx[b, f, h, 2], True, t, p, ue, ui, rlc, fi, lost, wired,
+                bnp, bqs, bq,
             )  # fmt: skip
             fi[b, f, I_RTX_HEAD] = (h + 1) & (k - 1)
             fi[b, f, I_RTX_LEN] -= 1
@@ -151,13 +152,14 @@ def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq):
                 more = True
                 u = int(fc[f, FC_UE])
                 _arrive(
-                    b, u, f, a, dl[b, f, slot, 2], False, t, p, ue, ui, rlc, fi, lost, bnp, bqs, bq
-                )
+                    b, u, f, a, dl[b, f, slot, 2], False, t, p, ue, ui, rlc, fi, lost, wired, bnp,
+                    bqs, bq,
+                )  # fmt: skip
         i += 1
     for f in range(nf):
         dl[b, f, slot, 0] = 0
         dl[b, f, slot, 1] = 0
-    if bnp[BN_MODE] != BN_NONE:
+    if wired:
         _bottleneck_out(b, t, p, fc, fi, ue, ui, rlc, lost, bnp, bqs, bq)
 
 
