@@ -107,8 +107,9 @@ def _cubic(**kw) -> ScenarioSpec:
     return ScenarioSpec(name="bn", flows=[FlowSpec(cca="cubic")], **kw)
 
 
-def test_bulk_cubic_behind_10_mbits_gets_the_links_goodput():
-    spec = _cubic(sim_time_s=6.0, bottleneck_mbps=10.0, bottleneck_buffer_pkts=100)
+@pytest.mark.parametrize("cell", [{}, {"type": "nr", "numerology": 1, "bandwidth_mhz": 20.0}])
+def test_bulk_cubic_behind_10_mbits_gets_the_links_goodput(cell):
+    spec = _cubic(sim_time_s=6.0, bottleneck_mbps=10.0, bottleneck_buffer_pkts=100, cell=cell)
     rec = run_native(spec, "cubic", seed=1, backend="fast")
     m = compute_metrics(rec, from_s=2.0)
     # Payload share of the link: 10 Mbit/s x 1448 / 1502 = 9.64 Mbit/s.
