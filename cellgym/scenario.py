@@ -27,7 +27,13 @@ from pathlib import Path
 from typing import Any
 
 from cellgym.paths import SCENARIO_CONFIGS
-from cellgym.traces.spec import check_channel_trace, check_scenario_traces, check_wired
+from cellgym.traces.spec import (
+    bottleneck_ns3_args,
+    check_channel_trace,
+    check_scenario_traces,
+    check_wired,
+    resolve_buffers,
+)
 from cellgym.vocab import (
     CCAS,
     CELL_TYPES,
@@ -564,6 +570,8 @@ class ScenarioSpec:
         """
         check_range("seed", seed, 1, 2**31 - 1)
         check_wired(self, "ns3")
+        if self.buffer_bdp is not None:  # Zeus buffer regime -> packets
+            return resolve_buffers(self, seed=seed).to_ns3_args(seed)
         return [
             f"--simSeed={seed}",
             f"--simTime={self.sim_time_s:g}",
@@ -575,6 +583,7 @@ class ScenarioSpec:
             f"--serverDelayMs={self.server_delay_ms:g}",
             f"--bottleneckMbps={self.bottleneck_mbps:g}",
             f"--bottleneckBufferPkts={self.bottleneck_buffer_pkts}",
+            *bottleneck_ns3_args(self),
             f"--activeTimeoutMs={self.active_timeout_ms:g}",
             f"--xrcWindowTtis={self.xrc_window_ttis}",
             "--flows=" + ";".join(f.to_token() for f in self.flows),

@@ -146,10 +146,6 @@ def unwired_fields(spec: Any, backend: str = "") -> list[str]:
     if spec.channel.source in TRACE_SOURCES and not channel_trace_wired(spec, backend):
         where = f" on {spec.cell.type.upper()} cells" if backend == "ns3" else ""
         out.append(f"scenario.channel.source={spec.channel.source!r}{where}")
-    if spec.bottleneck_trace:
-        out.append(f"scenario.bottleneck_trace={spec.bottleneck_trace!r}")
-    if spec.buffer_bdp is not None:
-        out.append(f"scenario.buffer_bdp={spec.buffer_bdp!r}")
     return out
 
 
@@ -215,6 +211,18 @@ def bottleneck_series(spec: Any) -> CapacitySeries | None:
         rates = np.full(1000, float(spec.bottleneck_mbps))
         return series_from_rates(rates, 0.001, "array", f"{spec.bottleneck_mbps:g} Mbit/s")
     return None
+
+
+def bottleneck_ns3_args(spec: Any) -> list[str]:
+    """The ns-3 program's trace-driven bottleneck argument: ``--bottleneckTrace=<file>`` or none.
+
+    The program reads the Mahimahi file itself (``cellgym-trace-link.h``); the name is resolved
+    here (a path, or a name under the traces folder), so a missing file fails by field name.
+    """
+    if not spec.bottleneck_trace:
+        return []
+    path = resolve_trace(spec.bottleneck_trace, "scenario.bottleneck_trace").resolve()
+    return [f"--bottleneckTrace={path}"]
 
 
 # ------------------------------------------------------------------------------------------------

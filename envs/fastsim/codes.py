@@ -111,6 +111,11 @@ LOST_RETX = 1  # retransmitted, on its way
 LOST_DONE = 2  # retransmission delivered
 LOST_AGAIN = 3  # retransmission dropped too (the sender learns by RTO)
 
+# -- the wired bottleneck's link (``bottleneck.BN_MODE``) -------------------------------------
+BN_NONE = 0  # no bottleneck: segments go straight to the eNB
+BN_RATE = 1  # constant-rate serialising link (``bottleneck_mbps``)
+BN_TRACE = 2  # Mahimahi delivery opportunities (``bottleneck_trace``)
+
 # -- sentinel values in the float state ---------------------------------------------------------
 SSTHRESH_INF = 4.0e9  # no slow-start threshold yet
 NO_RTT = 1.0e12  # no RTT sample yet

@@ -15,7 +15,8 @@ Per tick and cell, in this order (``step_cell``):
 3. Arrivals at the eNB (``rlc``), after the tick's first slot: segments sent ``server_delay_ms +
    delay_ms`` earlier enter their UE's RLC buffer (packets with their arrival time, interleaved
    across flows); a packet that does not fit is dropped (tail drop at ``rlc_buffer_pkts * 1500``
-   bytes of PDCP PDUs).
+   bytes of PDCP PDUs). With a wired bottleneck (``bottleneck``) they join its drop-tail buffer
+   at the router instead, and the packets its link sends in the tick enter the RLC buffers.
 4. Receiver and uplink (``receiver``): cumulative and selective ACK state, delayed ACKs (every
    second in-order segment, immediately on a hole), written into a ring by time; the sender
    reads it after the ACK path's delay (air + core + server link), so ACK clocking follows the
@@ -127,7 +128,7 @@ from envs.fastsim.state import (
 @njit(cache=True, error_model="numpy", _nrt=False)
 def reset_cell(
     b, p, fc, cqi_tab, dist0, seed, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
-    lost, obs_f, obs_u, act,
+    lost, obs_f, obs_u, act, bqs, bq,
 ):  # fmt: skip
     """Put cell ``b`` at t = 0, its RNG seeded from ``seed`` (draws the flows' start offsets)."""
     rng[b] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(0x632BE59BD9B4E019)
@@ -147,6 +148,8 @@ def reset_cell(
     obs_f[b] = 0.0
     obs_u[b] = 0.0
     act[b] = 0.0
+    bqs[b] = 0.0
+    bq[b] = 0
     seg = p[P_SEG_BYTES]
     for u in range(ue.shape[1]):
         ue[b, u, :] = 0.0
@@ -192,8 +195,8 @@ def reset_cell(
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def step_cell(
-    b, n_ttis, p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
-    lost, obs_f, obs_u, act,
+    b, n_ttis, p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
+    rtx, lost, obs_f, obs_u, act, bqs, bq,
 ):  # fmt: skip
     """Advance cell ``b`` by ``n_ttis`` 1 ms ticks and write its step observation."""
     nf = fi.shape[1]
@@ -210,7 +213,7 @@ def step_cell(
         # capacity after each slot.
         slot = t * spm
         _mac(b, t, slot, p, fc, fi, fx, ue, ui, rlc, lost, tbs, trc, cs, rng)
-        _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost)
+        _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq)
         _agent_slot(b, t, slot, p, fc, fi, ue, capr, tbs, trc)
         for s in range(1, spm):
             _mac(b, t, slot + s, p, fc, fi, fx, ue, ui, rlc, lost, tbs, trc, cs, rng)
@@ -299,39 +302,39 @@ def _observe(b, p, fc, fi, fx, ue, lost, cs, obs_f, obs_u):
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def step_batch(
-    n_ttis, p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
-    lost, obs_f, obs_u, act,
+    n_ttis, p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
+    rtx, lost, obs_f, obs_u, act, bqs, bq,
 ):  # fmt: skip
     """Advance every cell of the batch by ``n_ttis`` TTIs (one thread)."""
     for b in range(cs.shape[0]):
         step_cell(
-            b, n_ttis, p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr,
-            dl, rtx, lost, obs_f, obs_u, act,
+            b, n_ttis, p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv,
+            fbr, dl, rtx, lost, obs_f, obs_u, act, bqs, bq,
         )  # fmt: skip
 
 
 @njit(cache=True, parallel=True, error_model="numpy", _nrt=False)
 def step_batch_parallel(
-    n_ttis, p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
-    lost, obs_f, obs_u, act,
+    n_ttis, p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
+    rtx, lost, obs_f, obs_u, act, bqs, bq,
 ):  # fmt: skip
     """Advance every cell of the batch by ``n_ttis`` TTIs, cells spread over threads."""
     for b in prange(cs.shape[0]):
         step_cell(
-            b, n_ttis, p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr,
-            dl, rtx, lost, obs_f, obs_u, act,
+            b, n_ttis, p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv,
+            fbr, dl, rtx, lost, obs_f, obs_u, act, bqs, bq,
         )  # fmt: skip
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def reset_batch(
     mask, seeds, p, fc, cqi_tab, dist0, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
-    lost, obs_f, obs_u, act,
+    lost, obs_f, obs_u, act, bqs, bq,
 ):  # fmt: skip
     """Reset the cells where ``mask`` is true, each from its own seed."""
     for b in range(cs.shape[0]):
         if mask[b]:
             reset_cell(
                 b, p, fc, cqi_tab, dist0, seeds[b], cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv,
-                fbr, dl, rtx, lost, obs_f, obs_u, act,
+                fbr, dl, rtx, lost, obs_f, obs_u, act, bqs, bq,
             )  # fmt: skip

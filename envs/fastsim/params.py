@@ -11,14 +11,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
+from functools import cached_property
 
 import numpy as np
 
 from cellgym.fields import SEGMENT_BYTES
 from cellgym.scenario import ScenarioSpec, SpecError
-from cellgym.traces import check_wired
+from cellgym.traces import check_wired, resolve_buffers
 from cellgym.vocab import NR_PROPAGATION_SCENARIOS, TRACE_SOURCES
 from envs.fastsim import nr
+from envs.fastsim.bottleneck import bottleneck_params
 from envs.fastsim.codes import (
     LOS_CODES,
     MOBILITY_CODES,
@@ -303,13 +305,11 @@ class FastSimParams:
             raise SpecError("fastsim.cqi_thresholds_db needs 15 values (CQI 1..15)")
         for i, f in enumerate(self.spec.flows):
             cca_code(f.cca, f"scenario.flows[{i}].cca")  # SpecError if the fast model has none
-        check_wired(self.spec, "fast")  # bottleneck traces and buffer regimes: not read yet
+        check_wired(self.spec, "fast")  # what the fast backend does not read
+        if self.spec.buffer_bdp is not None:  # Zeus buffer regime -> packets
+            object.__setattr__(self, "spec", resolve_buffers(self.spec))
         self._check_harq_and_nr()
-        if self.spec.bottleneck_mbps > 0:
-            raise SpecError(
-                "scenario.bottleneck_mbps > 0 (a wired bottleneck) is not modelled by the fast "
-                "backend yet: use backend='ns3'"
-            )
+        _ = self._bottleneck  # a bottleneck trace's file and content, checked now
 
     def _check_harq_and_nr(self) -> None:
         def bad(name: str, allowed: str) -> SpecError:
@@ -432,6 +432,19 @@ class FastSimParams:
             ul_wait = ul_period + self.ul_grant_ms
             longest = max(longest, d + air_dl + air_ul + ul_wait + 2)
         return 1 << int(math.ceil(math.log2(longest + 2)))
+
+    @cached_property
+    def _bottleneck(self) -> tuple[np.ndarray, int]:
+        return bottleneck_params(self.spec, self.rcv_buf_bytes // SEGMENT_BYTES)
+
+    def bottleneck_table(self) -> np.ndarray:
+        """The wired bottleneck's parameters and trace (``envs.fastsim.bottleneck.BN_*``)."""
+        return self._bottleneck[0]
+
+    @property
+    def bottleneck_slots(self) -> int:
+        """Packet slots of the bottleneck's queue ring (1 without a bottleneck)."""
+        return self._bottleneck[1]
 
     def _delay_ms(self, extra_ms: float) -> int:
         return int(round(self.spec.server_delay_ms + extra_ms))

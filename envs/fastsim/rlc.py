@@ -12,7 +12,19 @@ from __future__ import annotations
 
 from numba import njit
 
-from envs.fastsim.codes import LOST_AGAIN, LOST_NEED
+from envs.fastsim.bottleneck import (
+    BN_MODE,
+    BQ_FLOW,
+    BQ_RETX,
+    BQ_SEND,
+    BQ_SEQ,
+    BS_HEAD,
+    BS_LEN,
+    _bn_opportunities,
+    _bn_push,
+    _bn_sendable,
+)
+from envs.fastsim.codes import BN_NONE, LOST_AGAIN, LOST_NEED
 from envs.fastsim.loss_record import _lost_slot
 from envs.fastsim.params import (
     FC_UE,
@@ -80,12 +92,43 @@ def _rlc_push(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost):
-    """Segments reaching the eNB at ``t`` enter the RLC buffers, flows interleaved."""
+def _arrive(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost, wired, bnp, bqs, bq):
+    """A segment reaches the eNB, or the wired bottleneck's buffer when ``wired``."""
+    if not wired:
+        _rlc_push(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost)
+    elif not _bn_push(b, f, seq, send, retx, t, bnp, bqs, bq):
+        _record_loss(b, f, seq, retx, fi, lost)
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _bottleneck_out(b, t, p, fc, fi, ue, ui, rlc, lost, bnp, bqs, bq):
+    """Packets the bottleneck's link completes in tick ``t`` enter their UE's RLC buffer."""
+    budget = _bn_opportunities(t, bnp)
+    while bqs[b, BS_LEN] > 0:
+        h = int(bqs[b, BS_HEAD])
+        budget = _bn_sendable(b, t, bnp, bqs, bq, budget)
+        if budget < 0:
+            break
+        f = bq[b, h, BQ_FLOW]
+        u = int(fc[f, FC_UE])
+        _rlc_push(
+            b, u, f, bq[b, h, BQ_SEQ], bq[b, h, BQ_SEND], bq[b, h, BQ_RETX] > 0, t, p, ue, ui, rlc,
+            fi, lost,
+        )  # fmt: skip
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq):
+    """Segments reaching the eNB at ``t`` enter the RLC buffers, flows interleaved.
+
+    With a wired bottleneck (``bottleneck``) they reach its buffer, and what its link sends in
+    the tick enters the RLC buffers.
+    """
     nf = fi.shape[1]
     ring = dl.shape[2]
     k = rtx.shape[2]
     slot = t & (ring - 1)
+    wired = bnp[BN_MODE] != BN_NONE
     # Retransmissions first (they left the server earlier than same-TTI new data at most).
     for f in range(nf):
         u = int(fc[f, FC_UE])
@@ -93,7 +136,10 @@ def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost):
             h = fi[b, f, I_RTX_HEAD]
             if rtx[b, f, h, 1] > t:
                 break
-            _rlc_push(b, u, f, rtx[b, f, h, 0], rtx[b, f, h, 2], True, t, p, ue, ui, rlc, fi, lost)
+            _arrive(
+                b, u, f, rtx[b, f, h, 0], rtx[b, f, h, 2], True, t, p, ue, ui, rlc, fi, lost, wired,
+                bnp, bqs, bq,
+            )  # fmt: skip
             fi[b, f, I_RTX_HEAD] = (h + 1) & (k - 1)
             fi[b, f, I_RTX_LEN] -= 1
     more = True
@@ -105,11 +151,16 @@ def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost):
             if a < dl[b, f, slot, 1]:
                 more = True
                 u = int(fc[f, FC_UE])
-                _rlc_push(b, u, f, a, dl[b, f, slot, 2], False, t, p, ue, ui, rlc, fi, lost)
+                _arrive(
+                    b, u, f, a, dl[b, f, slot, 2], False, t, p, ue, ui, rlc, fi, lost, wired, bnp,
+                    bqs, bq,
+                )  # fmt: skip
         i += 1
     for f in range(nf):
         dl[b, f, slot, 0] = 0
         dl[b, f, slot, 1] = 0
+    if wired:
+        _bottleneck_out(b, t, p, fc, fi, ue, ui, rlc, lost, bnp, bqs, bq)
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)

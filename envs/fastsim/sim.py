@@ -6,6 +6,7 @@ import numba
 import numpy as np
 
 from cellgym.fields import UE
+from envs.fastsim.bottleneck import BS_DROPS, BS_LEN, BS_QDELAY_MS, BS_QMAX, BS_SENT
 from envs.fastsim.channel import _place_ue
 from envs.fastsim.driver import reset_batch, step_batch, step_batch_parallel
 from envs.fastsim.params import FastSimParams
@@ -39,6 +40,7 @@ class FastCellBatch:
         self._fc = params.flow_config()
         self._tbs = params.tbs_table()
         self._cqi = params.cqi_table()
+        self._bnp = params.bottleneck_table()
         self._dist0 = params.initial_distances()
         # A trace channel: the capacity of every slot (trace_capacity); else an unread stub.
         self.trace = TraceCapacity(params, batch) if params.trace_driven else None
@@ -53,7 +55,7 @@ class FastCellBatch:
         # The state's arrays never move: build the kernel's argument tuple once (per-step Python
         # overhead dominates a single cell's step).
         self._arrays = self.state.arrays()
-        self._args = (self._p, self._fc, self._tbs, self._cqi, self._trc, *self._arrays)
+        self._args = (self._p, self._fc, self._tbs, self._cqi, self._trc, self._bnp, *self._arrays)
         self._act = self.state.act
         self._cs = self.state.cs
         self._step_ttis = int(params.step_ttis)
@@ -123,6 +125,24 @@ class FastCellBatch:
                     b, u, float(d[b, u]), False, self._p, self._cqi, self.state.ue, self.state.rng
                 )
                 self.state.obs_ues[b, u, UE["distance_m"]] = d[b, u]
+
+    def bottleneck(self) -> dict[str, np.ndarray]:
+        """The wired bottleneck of each cell (``[B]`` arrays; zeros without a bottleneck).
+
+        ``queue_pkts`` (now, the packet on a constant-rate link's wire included), ``max_queue_pkts``
+        (the most since the previous call, which restarts it), ``drops`` and ``sent_pkts`` (since
+        reset), ``delay_ms`` (queueing and transmission delay of the latest packet sent).
+        """
+        s = self.state.bqs
+        out = {
+            "queue_pkts": s[:, BS_LEN].copy(),
+            "max_queue_pkts": s[:, BS_QMAX].copy(),
+            "drops": s[:, BS_DROPS].copy(),
+            "sent_pkts": s[:, BS_SENT].copy(),
+            "delay_ms": s[:, BS_QDELAY_MS].copy(),
+        }
+        s[:, BS_QMAX] = s[:, BS_LEN]
+        return out
 
     @property
     def flows(self) -> np.ndarray:

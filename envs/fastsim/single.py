@@ -65,8 +65,8 @@ def _pmin(a: float, b: float) -> float:
 @njit(error_model="numpy", _nrt=False)
 def _env_cell(
     b, advance, a, fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
-    p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
-    lost, obs_f, obs_u, act,
+    p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
+    lost, obs_f, obs_u, act, bqs, bq,
 ):  # fmt: skip
     """One cell's environment step (``advance``) or only its observation and reward terms."""
     flow = icfg[I_FLOW]
@@ -97,8 +97,8 @@ def _env_cell(
         act[b, flow, 1] = pace
         act[b, flow, 2] = 1.0
         step_cell(
-            b, icfg[I_TTIS], p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv,
-            fbr, dl, rtx, lost, obs_f, obs_u, act,
+            b, icfg[I_TTIS], p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr,
+            rcv, fbr, dl, rtx, lost, obs_f, obs_u, act, bqs, bq,
         )  # fmt: skip
     row = obs_f[b, flow]
     step_s = fcfg[F_STEP_S]
@@ -187,8 +187,8 @@ def _group_jain(obs_f, b, icfg, groups, flow, bit, with_flow):  # fmt: skip
 @njit(cache=True, error_model="numpy", _nrt=False)
 def env_step(
     a, advance, fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
-    p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
-    lost, obs_f, obs_u, act,
+    p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
+    lost, obs_f, obs_u, act, bqs, bq,
 ):  # fmt: skip
     """Step the cells where ``advance[b]`` with relative actions ``a[b]``; observe every cell.
 
@@ -200,16 +200,16 @@ def env_step(
     for b in range(cs.shape[0]):
         _env_cell(
             b, advance[b], a[b], fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
-            p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
-            lost, obs_f, obs_u, act,
+            p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
+            rtx, lost, obs_f, obs_u, act, bqs, bq,
         )  # fmt: skip
 
 
 @njit(cache=True, parallel=True, error_model="numpy", _nrt=False)
 def env_step_parallel(
     a, advance, fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
-    p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
-    lost, obs_f, obs_u, act,
+    p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
+    lost, obs_f, obs_u, act, bqs, bq,
 ):  # fmt: skip
     """``env_step`` with the cells spread over numba's threads.
 
@@ -219,8 +219,8 @@ def env_step_parallel(
     for b in prange(cs.shape[0]):
         _env_cell(
             b, advance[b], a[b], fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
-            p, fc, tbs, cqi_tab, trc, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
-            lost, obs_f, obs_u, act,
+            p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
+            rtx, lost, obs_f, obs_u, act, bqs, bq,
         )  # fmt: skip
 
 

@@ -11,6 +11,7 @@ from dataclasses import dataclass, fields
 
 import numpy as np
 
+from envs.fastsim.bottleneck import BQ_LEN, BS_COLS
 from envs.fastsim.params import LOST_SLOTS, FastSimParams
 
 # -- per cell (int64 [B, CS_LEN]) --------------------------------------------------------------
@@ -237,6 +238,9 @@ class CellState:
         obs_flows: ``[B, F, 18]`` the step's flow observation.
         obs_ues: ``[B, U, 7]`` the step's UE observation.
         act: ``[B, F, 3]`` agent commands: cwnd bytes, pacing Mbit/s, 1 when new.
+        bqs: ``[B, BS_COLS]`` the wired bottleneck: queue ring head and length, link, counters
+            (``bottleneck.BS_*``).
+        bq: ``[B, Q, BQ_LEN]`` the packets in the bottleneck's buffer (one slot without one).
     """
 
     cs: np.ndarray
@@ -256,6 +260,8 @@ class CellState:
     obs_flows: np.ndarray
     obs_ues: np.ndarray
     act: np.ndarray
+    bqs: np.ndarray
+    bq: np.ndarray
 
     @classmethod
     def zeros(cls, params: FastSimParams, batch: int) -> CellState:
@@ -280,6 +286,8 @@ class CellState:
             obs_flows=np.zeros((batch, f, 18)),
             obs_ues=np.zeros((batch, u, 7)),
             act=np.zeros((batch, f, 3)),
+            bqs=np.zeros((batch, BS_COLS)),
+            bq=np.zeros((batch, params.bottleneck_slots, BQ_LEN), np.int64),
         )
 
     def arrays(self) -> tuple[np.ndarray, ...]:

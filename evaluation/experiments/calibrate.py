@@ -106,6 +106,8 @@ SCENARIOS: tuple[str, ...] = (
     "xrc_policy_fluctuating",
     "agent_walk_cwnd",
     "agent_steps_rate",
+    "wired_bottleneck_cubic",
+    "wired_bottleneck_xrc",
 )
 #: The NR cell's rows (5G-LENA on ns-3), a table of their own (``--scenarios nr``, written to
 #: ``docs/calibration/nr/`` with fewer seeds and shorter runs: an NR cell simulates at about a
@@ -117,6 +119,9 @@ NR_SCENARIOS: tuple[str, ...] = (
     "nr_rma_nlos_xrc",
     "nr_umi_los_cubic",
 )
+#: Rows that replay a trace from the shared traces folder (``cellgym.traces.traces_dir``):
+#: ``--scenarios traces``, not part of ``all`` (which runs without the folder).
+TRACE_SCENARIOS: tuple[str, ...] = ("wired_bottleneck_trace",)
 #: Their folder under ``configs/scenario/``.
 SCENARIO_FOLDER = "calibration"
 SIM_TIME_RANGE_S: tuple[float, float] = (2.0, 3600.0)
@@ -131,7 +136,7 @@ def scenario(name: str, sim_time_s: float) -> ScenarioSpec:
     Raises:
         SpecError: An unknown ``name`` or ``sim_time_s`` outside [2, 3600], naming the argument.
     """
-    check_choice("scenario", name, SCENARIOS + NR_SCENARIOS)
+    check_choice("scenario", name, SCENARIOS + NR_SCENARIOS + TRACE_SCENARIOS)
     check_range("sim_time_s", sim_time_s, *SIM_TIME_RANGE_S)
     return load_scenario(f"{SCENARIO_FOLDER}/{name}", sim_time_s=float(sim_time_s))
 
@@ -441,7 +446,8 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     ap.add_argument("--jobs", type=int, default=1, help="parallel ns-3 runs")
     ap.add_argument(
         "--scenarios", default="all",
-        help="comma list of scenario names, or all (the LTE table) or nr (the NR rows)",
+        help="comma list of scenario names, or all (the LTE table), nr (the NR rows) or traces "
+        "(rows replaying a shared trace)",
     )  # fmt: skip
     ap.add_argument(
         "--no-replay", action="store_true",
@@ -471,7 +477,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         ap.error(f"--jobs={args.jobs}: allowed [1, inf)")
     seeds = [1] if args.quick else list(range(1, args.seeds + 1))
     sim_time_s = 8.0 if args.quick else args.sim_time_s
-    groups = {"all": SCENARIOS, "nr": NR_SCENARIOS}
+    groups = {"all": SCENARIOS, "nr": NR_SCENARIOS, "traces": TRACE_SCENARIOS}
     names = list(groups.get(args.scenarios, args.scenarios.split(",")))
     try:
         specs = {n: scenario(n, sim_time_s) for n in names}

@@ -41,6 +41,7 @@ CALIBRATION: tuple[str, ...] = (
     *COMMON,
     "envs/fastsim/**/*",
     "envs/lte_cell.py",
+    "cellgym/traces/**/*",
     "configs/scenario/calibration/*.yaml",
     "evaluation/experiments/calibrate.py",
     "evaluation/experiments/calibration_drivers.py",

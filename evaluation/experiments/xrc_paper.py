@@ -8,7 +8,14 @@ parallel (``--jobs``), the metrics come from ``cellgym.metrics``, and the comman
 ``numbers.json`` (every number, and the run's provenance: ``cellgym.provenance``), PNG figures and
 ``report.md`` (``evaluation.experiments.xrc_report``: a table beside the paper's numbers) under
 ``--out``. ``--quick`` shortens every scenario for a smoke test, ``--figures`` runs some figures
-only, and ``--render`` rewrites ``report.md`` from ``numbers.json`` without simulating.
+only (``--figures internet`` only the Internet-bottleneck experiment), and ``--render`` rewrites
+``report.md`` from ``numbers.json`` without simulating.
+
+Besides the paper's figures, ``internet`` runs XRC's Internet-bottleneck mode
+(``configs/scenario/xrc_internet_bottleneck.yaml``: a 10 Mbit/s wired bottleneck with a 100-packet
+drop-tail buffer below the cell's rate): XRC against CUBIC and NewReno, one run each, for the
+throughput, where the queue builds (end-to-end queueing against the RLC HoL delay) and whether
+XRC leaves its explicit-rate window for standard TCP.
 
 The provenance digest covers ``INPUTS`` (the files the numbers depend on) and the arguments;
 ``tests/evaluation/test_provenance.py`` recomputes it on the current tree and names the inputs
@@ -59,7 +66,8 @@ FIG5_FIRST = ("xrc", "cubic")
 FIG5_SECOND = ("cubic", "newreno", "illinois", "veno")
 FIG6_CCAS = ("xrc", "cubic", "newreno", "illinois")
 FIG7_CCAS = ("xrc", "cubic", "newreno", "illinois", "veno")
-FIGURES = ("fig1", "fig3", "fig4", "fig5", "fig6", "fig7")
+INTERNET_CCAS = ("xrc", "cubic", "newreno")
+FIGURES = ("fig1", "fig3", "fig4", "fig5", "fig6", "fig7", "internet")
 VIDEO_CHUNK_BYTES = 17e6 / 8 * 2  # 2 s at 17 Mbit/s
 COMMAND = "python -m evaluation.experiments.xrc_paper"
 #: The files the report's numbers depend on (``evaluation.experiments.inputs``, their one home).
@@ -129,6 +137,9 @@ def _all_jobs(seeds: Sequence[int], quick: bool) -> list[Job]:
     fig7 = paper_scenario("xrc_fig7", quick)
     for cca in FIG7_CCAS:
         jobs.append(Job("fig7", cca, with_ccas(fig7, {0: cca}), seeds[0]))
+    internet = paper_scenario("xrc_internet_bottleneck", quick)
+    for cca in INTERNET_CCAS:
+        jobs.append(Job("internet", cca, with_ccas(internet, {0: cca}), seeds[0]))
     return jobs
 
 
@@ -216,7 +227,59 @@ def analyse(results: list[tuple[Job, EpisodeRecords, float]]) -> dict[str, Any]:
             "hol_p90_ms": mean_metric(recs, "hol_delay_ms", "p90"),
         }
     out["fig7"] = fig7
+    internet = group("internet")
+    out["internet"] = {label: internet_metrics(recs[0]) for label, recs in internet.items()}
+    if "newreno" in internet:
+        for label, recs in internet.items():
+            out["internet"][label]["same_window_as_newreno"] = same_window(
+                recs[0], internet["newreno"][0]
+            )
     return out
+
+
+#: The Internet-bottleneck experiment's steady state starts here (after slow start's losses).
+INTERNET_FROM_S = 2.0
+
+
+def same_window(rec: EpisodeRecords, ref: EpisodeRecords, from_s: float = 0.0) -> float:
+    """Share of steps after ``from_s`` in which flow 0's window is within one segment of ``ref``'s.
+
+    Both runs share the seed, so a sender that behaves as ``ref``'s has the same trajectory.
+    """
+    t, fl, _ = _arrays(rec)
+    _, ref_fl, _ = _arrays(ref)
+    n = min(len(t), len(ref_fl))
+    keep = t[:n] > from_s
+    diff = np.abs(fl[:n, 0, FLOW["cwnd_bytes"]] - ref_fl[:n, 0, FLOW["cwnd_bytes"]])[keep]
+    return float(np.mean(diff <= 1448.0))
+
+
+def internet_metrics(rec: EpisodeRecords, from_s: float = INTERNET_FROM_S) -> dict[str, Any]:
+    """Throughput, where the queue is, and the window against XRC's target, after ``from_s``.
+
+    The end-to-end queueing delay (RTT - minimum RTT) holds the bottleneck's queue and the RLC
+    queue; the RLC HoL delay only the latter. ``above_twnd`` is the share of steps whose window
+    exceeds 1.1 x twnd = explicit rate x minimum RTT (XRC's window in its explicit-rate modes;
+    standard TCP ignores it), ``loss_events`` the fast retransmits and RTOs.
+    """
+    m = compute_metrics(rec, from_s=from_s)
+    t, fl, _ = _arrays(rec)
+    f0 = fl[t > from_s][:, 0]
+    twnd = f0[:, FLOW["fb_rate_mbps"]] * 1e6 / 8 * f0[:, FLOW["rtt_min_ms"]] / 1000
+    has = twnd > 0
+    above = f0[has, FLOW["cwnd_bytes"]] > 1.1 * twnd[has]
+    return {
+        "throughput_mbps": m["flows"][0]["throughput_mbps"],
+        "queueing_p50_ms": m["queueing_delay_ms"]["p50"],
+        "queueing_p90_ms": m["queueing_delay_ms"]["p90"],
+        "hol_p50_ms": m["hol_delay_ms"]["p50"],
+        "hol_p90_ms": m["hol_delay_ms"]["p90"],
+        "explicit_rate_mbps": float(np.mean(f0[:, FLOW["fb_rate_mbps"]])),
+        "cwnd_mean_kb": float(np.mean(f0[:, FLOW["cwnd_bytes"]]) / 1000),
+        "twnd_mean_kb": float(np.mean(twnd[has]) / 1000) if has.any() else None,
+        "above_twnd": float(np.mean(above)) if has.any() else None,
+        "loss_events": int(fl[t > from_s][:, 0, FLOW["loss_events"]].sum()),
+    }
 
 
 # -- figures --------------------------------------------------------------------------------------
@@ -303,6 +366,24 @@ def plot(results: list[tuple[Job, EpisodeRecords, float]], out: Path) -> list[st
     fig.savefig(out / "fig5_fig7.png", dpi=110)
     names.append("fig5_fig7.png")
     plt.close(fig)
+
+    # Internet bottleneck: each flow's window against XRC's twnd (explicit rate x minimum RTT).
+    present = [c for c in INTERNET_CCAS if ("internet", c) in first]
+    if present:
+        fig, ax = plt.subplots(figsize=(7, 3.5))
+        for cca in present:
+            t, fl, _ = _arrays(first[("internet", cca)])
+            wide = {"lw": 4, "alpha": 0.4} if cca == "xrc" else {"lw": 1}
+            ax.plot(t, fl[:, 0, FLOW["cwnd_bytes"]] / 1000, label=f"{cca} cwnd", **wide)
+            if cca == "xrc":
+                twnd = fl[:, 0, FLOW["fb_rate_mbps"]] * fl[:, 0, FLOW["rtt_min_ms"]] / 8
+                ax.plot(t, twnd, "k--", lw=1, label="xrc twnd (C_i x RTT_min)")
+        ax.set(xlabel="time (s)", ylabel="kB", title="Internet bottleneck (10 Mbit/s): windows")
+        ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(out / "internet.png", dpi=110)
+        names.append("internet.png")
+        plt.close(fig)
     return names
 
 
@@ -313,7 +394,9 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     ap.add_argument("--seeds", type=int, default=3, help="seeds for distribution figures (1, 5)")
     ap.add_argument("--jobs", type=int, default=2, help="simulations in parallel")
     ap.add_argument("--quick", action="store_true", help="short scenarios (smoke test)")
-    ap.add_argument("--figures", default="all", help="comma list of " + ",".join(FIGURES))
+    ap.add_argument(
+        "--figures", default="all", help="comma list of " + ",".join(FIGURES) + " (or all)"
+    )
     ap.add_argument("--render", action="store_true", help="rewrite report.md from numbers.json")
     args = ap.parse_args(argv)
     figures = FIGURES if args.figures == "all" else tuple(args.figures.split(","))

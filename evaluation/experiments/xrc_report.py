@@ -110,11 +110,66 @@ def report(numbers: dict[str, Any]) -> str:
             f"| {lab} | {_f(m['fct_p50_s'], 3)} | {_f(m['fct_p90_s'], 3)} | "
             f"{_f(m['fct_max_s'], 3)} | {m['completed']} | {_f(m['hol_p90_ms'], 1)} |"
         )
+    lines += internet_section(numbers.get("internet", {}))
     lines += differences(numbers)
     lines += ["", "## Figures", ""]
     lines += [f"![{name}]({name})" for name in meta["images"]]
     lines += ["", markdown_line(prov)]
     return "\n".join(lines) + "\n"
+
+
+def internet_section(rows: dict[str, Any]) -> list[str]:
+    """XRC's Internet-bottleneck mode against standard TCPs (not a figure of the paper)."""
+    if not rows:
+        return []
+    out = [
+        "",
+        "## Internet bottleneck: a 10 Mbit/s wired bottleneck below the cell's rate",
+        "",
+        "Not a figure of the paper; its design: when the queue builds in the Internet (end-to-end "
+        "delay over budget while the base station's HoL delay is within it), XRC falls back to "
+        "standard TCP. Scenario `configs/scenario/xrc_internet_bottleneck.yaml` (100-packet "
+        "drop-tail buffer), one run each, after 2 s. Queueing: RTT - minimum RTT (both queues); "
+        "HoL: the RLC queue alone; twnd = explicit rate x minimum RTT, XRC's window in its "
+        "explicit-rate modes; above twnd: share of steps with the window over 1.1 x twnd; "
+        "as NewReno: share of steps with the window within a segment of the NewReno run's (same "
+        "seed).",
+        "",
+        "| cca | Mbit/s | queueing p50 ms | queueing p90 ms | HoL p50 ms | HoL p90 ms | "
+        "explicit rate Mbit/s | cwnd kB | twnd kB | above twnd | loss events | as NewReno |",
+        "|---|---|---|---|---|---|---|---|---|---|---|---|",
+    ]
+    for cca, m in rows.items():
+        out.append(
+            f"| {cca} | {_f(m['throughput_mbps'])} | {_f(m['queueing_p50_ms'], 1)} | "
+            f"{_f(m['queueing_p90_ms'], 1)} | {_f(m['hol_p50_ms'], 1)} | "
+            f"{_f(m['hol_p90_ms'], 1)} | {_f(m['explicit_rate_mbps'], 1)} | "
+            f"{_f(m['cwnd_mean_kb'], 1)} | {_f(m['twnd_mean_kb'], 1)} | "
+            f"{_f(m['above_twnd'], 3)} | {m['loss_events']} | "
+            f"{_f(m.get('same_window_as_newreno'), 3)} |"
+        )
+    x, nr = rows.get("xrc"), rows.get("newreno")
+    if x and nr:
+        same = x.get("same_window_as_newreno") or 0.0
+        verdict = (
+            f"XRC ran as standard TCP: its window was NewReno's in {_pct(same)} of the steps "
+            f"(above its explicit-rate window twnd in {_pct(x['above_twnd'] or 0.0)})"
+            if same >= 0.9
+            else f"XRC's window was NewReno's in only {_pct(same)} of the steps: it did not "
+            "behave as standard TCP"
+        )
+        where = (
+            "in the Internet"
+            if x["queueing_p50_ms"] > 2 * max(x["hol_p50_ms"], 1.0)
+            else "in the cell"
+        )
+        out += [
+            "",
+            f"- {verdict}. It carried {x['throughput_mbps']:.2f} Mbit/s against NewReno's "
+            f"{nr['throughput_mbps']:.2f}; its queue is {where} (queueing p50 "
+            f"{x['queueing_p50_ms']:.1f} ms, HoL p50 {x['hol_p50_ms']:.1f} ms).",
+        ]
+    return out
 
 
 def _pct(x: float) -> str:

@@ -6,6 +6,7 @@
 // observation columns and the action are specified in docs/scenario-contract.md.
 #include "cellgym-radio-cell.h"
 #include "cellgym-sender-app.h"
+#include "cellgym-trace-link.h"
 #include "cellgym-version.h"
 #include "opengym-bridge.h"
 #include "xrc-enb-agent.h"
@@ -515,6 +516,7 @@ main(int argc, char* argv[])
         {"serverDelayMs", "15"},
         {"bottleneckMbps", "0"},
         {"bottleneckBufferPkts", "100"},
+        {"bottleneckTrace", ""},
         {"flows", "ue=0,cca=cubic"},
         {"activeTimeoutMs", "200"},
         {"xrcWindowTtis", "40"},
@@ -548,6 +550,9 @@ main(int argc, char* argv[])
         {"serverDelayMs", "one-way delay between each server and the PGW, ms"},
         {"bottleneckMbps", "wired bottleneck between the servers' router and the PGW (0: none)"},
         {"bottleneckBufferPkts", "drop-tail buffer of the bottleneck, packets"},
+        {"bottleneckTrace",
+         "Mahimahi trace file: the bottleneck's delivery opportunities (one 1500-byte packet "
+         "each, looped) instead of bottleneckMbps (empty: none)"},
         {"flows",
          "';'-separated flows, each 'key=value,...': ue, cca, traffic (bulk, video, short), "
          "start, stop, delay_ms, size_bytes, video_rate_mbps, video_on_s, video_period_s, "
@@ -655,6 +660,21 @@ main(int argc, char* argv[])
     const double bottleneckMbps = doubleOpt("bottleneckMbps", 0, 1e6);
     const auto bottleneckBufferPkts
         = static_cast<uint32_t>(uintOpt("bottleneckBufferPkts", 1, 100'000'000));
+    const std::string bottleneckTrace = opt["bottleneckTrace"];
+    MahimahiSchedule bottleneckSchedule;
+    if (!bottleneckTrace.empty())
+    {
+        if (bottleneckMbps > 0)
+        {
+            BadArg("bottleneckTrace", bottleneckTrace, "only with --bottleneckMbps=0");
+        }
+        std::string error;
+        bottleneckSchedule = ReadMahimahiSchedule(bottleneckTrace, error);
+        if (bottleneckSchedule.total == 0)
+        {
+            BadArg("bottleneckTrace", bottleneckTrace, "a Mahimahi trace file (" + error + ")");
+        }
+    }
     const std::string flowsSpec = opt["flows"];
     const double activeTimeoutMs = doubleOpt("activeTimeoutMs", 1, 1e6);
     const auto xrcWindowTtis = static_cast<uint32_t>(uintOpt("xrcWindowTtis", 1, 100'000));
@@ -758,6 +778,18 @@ main(int argc, char* argv[])
         // The drop-tail device queue is the bottleneck's buffer: remove the queue disc that
         // address assignment put in front of it.
         TrafficControlHelper().Uninstall(coreDevs.Get(0));
+    }
+    if (!bottleneckTrace.empty())
+    {
+        // The trace-driven link: a queue disc that releases packets to the fast router -> PGW
+        // device only at the trace's delivery opportunities (cellgym-trace-link.h).
+        TrafficControlHelper().Uninstall(coreDevs.Get(0));
+        TrafficControlHelper tch;
+        tch.SetRootQueueDisc("ns3::CellGymTraceQueueDisc",
+                             "MaxSize",
+                             QueueSizeValue(QueueSize(std::to_string(bottleneckBufferPkts) + "p")));
+        QueueDiscContainer qdiscs = tch.Install(coreDevs.Get(0));
+        DynamicCast<CellGymTraceQueueDisc>(qdiscs.Get(0))->SetSchedule(bottleneckSchedule);
     }
     Ptr<Ipv4StaticRouting> routerRouting
         = routing.GetStaticRouting(router.Get(0)->GetObject<Ipv4>());

@@ -174,9 +174,23 @@ def test_backends_name_the_trace_fields_they_do_not_read_yet():
         SpecError, match="channel.source='synthetic' on NR cells is not wired into the ns3"
     ):
         nr.to_ns3_args(1)
+    # Both read the wired bottleneck's trace; a missing file fails by field name.
     wired = ScenarioSpec(bottleneck_trace="mahimahi/x.down")
-    with pytest.raises(SpecError, match="bottleneck_trace='mahimahi/x.down' is not wired"):
+    with pytest.raises(SpecError, match="scenario.bottleneck_trace='mahimahi/x.down' is not a"):
         wired.to_ns3_args(1)
+    with pytest.raises(SpecError, match="scenario.bottleneck_trace='mahimahi/x.down' is not a"):
+        FastSimParams.from_spec(wired)
+
+
+def test_ns3_arguments_resolve_the_buffer_regime_and_the_bottleneck_trace(tmp_path):
+    spec = ScenarioSpec(bottleneck_mbps=24.0, buffer_bdp=5.0)
+    assert "--bottleneckBufferPkts=380" in spec.to_ns3_args(1)
+    trace = tmp_path / "t.down"
+    trace.write_text("0\n1\n2\n")
+    args = ScenarioSpec(bottleneck_trace=str(trace), buffer_bdp=1.0).to_ns3_args(1)
+    # Period 2 ms (the stamp 2 counts in ms 0): 3 packets per 2 ms = 18 Mbit/s; x 38 ms = 57.
+    assert f"--bottleneckTrace={trace.resolve()}" in args
+    assert "--bottleneckBufferPkts=57" in args
 
 
 def test_buffer_regimes_in_bdp_packets():

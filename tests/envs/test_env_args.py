@@ -64,7 +64,6 @@ def test_reward_fields_are_named(reward, message):
             {"flows": [{"cca": "agent"}, {"cca": "vegas"}]},
             r"scenario.flows\[1\].cca='vegas' is not modelled by the fast backend",
         ),
-        ({"flows": [{"cca": "agent"}], "bottleneck_mbps": 10.0}, "scenario.bottleneck_mbps"),
     ],
 )
 def test_what_the_fast_model_lacks_fails_at_construction(scenario, message):

@@ -89,7 +89,7 @@ def test_lte_cell_env_fast(scenario: Any, reward: Any, kwargs: dict[str, Any], a
         return
     fields = names(scenario, reward, kwargs)
     try:
-        # The fast model's own limits (its congestion controls, no wired bottleneck) are checked
+        # The fast model's own limits (its congestion controls, trace channels) are checked
         # when the episode's model is built: also a SpecError naming the field.
         if outcome(lambda: env.reset(seed=0), fields) is None:
             return
