@@ -116,6 +116,11 @@ NR_SCENARIOS: tuple[str, ...] = (
     "nr_uma_nlos_xrc",
     "nr_rma_nlos_xrc",
     "nr_umi_los_cubic",
+    "nr_cubic_100mhz",
+    "nr_fr2_blockage_xrc",
+    "nr_four_ues",
+    "nr_xrc_vs_cubic",
+    "nr_agent_walk_cwnd",
 )
 #: Their folder under ``configs/scenario/``.
 SCENARIO_FOLDER = "calibration"

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The NR cell (--cellType=nr): one 5G-LENA gNB with its own EPC, the UEs at the configured
 // distances, TR 38.901 channel, ideal beamforming, OFDMA PF or RR, RLC UM, XRC's NR adapter.
+#include "cellgym-nr-blockage.h"
 #include "cellgym-radio-cell.h"
 #include "xrc-bwp-manager-gnb.h"
 #include "xrc-nr-adapter.h"
@@ -25,6 +26,8 @@ constexpr double kUeTxPowerDbm = 23.0;
 /// Uplink MCS: 16QAM at code rate 340/1024 (MCS table 1) or 658/1024 (table 2), decodable at
 /// about 3 or 9 dB SINR, which the calibrated cells' UEs have on the uplink.
 constexpr uint8_t kUlMcs = 10;
+/// Lowest FR2 carrier, GHz (TS 38.101-2): blockage applies from here up.
+constexpr double kFr2LowGhz = 24.25;
 } // namespace
 
 RadioCell
@@ -99,6 +102,16 @@ BuildNrCell(const RadioCellConfig& cfg)
     channel->SetPathlossAttribute("ShadowingEnabled", BooleanValue(false));
     channel->AssignChannelsToBands({band});
     auto allBwps = CcBwpCreator::GetAllBwps({band});
+    Ptr<CellGymBlockageLoss> blockage;
+    if (cfg.frequencyGhz >= kFr2LowGhz)
+    {
+        // FR2: human-body blockage after the path loss (the fast backend's process).
+        blockage = CreateObject<CellGymBlockageLoss>();
+        for (const auto& bwp : allBwps)
+        {
+            bwp.get()->GetChannel()->AddPropagationLossModel(blockage);
+        }
+    }
 
     RadioCell cell;
     cell.keepAlive = {nr, epc, beamforming, channel};
@@ -114,6 +127,10 @@ BuildNrCell(const RadioCellConfig& cfg)
     cell.stream = 1;
     cell.stream += nr->AssignStreams(cell.bsDevs, cell.stream);
     cell.stream += nr->AssignStreams(cell.ueDevs, cell.stream);
+    if (blockage)
+    {
+        cell.stream += blockage->AssignStreams(cell.stream);
+    }
 
     InternetStackHelper internet;
     internet.Install(cell.ueNodes);
