@@ -32,6 +32,7 @@ struct RadioCellConfig
     std::string los{"probabilistic"}; //!< NR: line of sight (probabilistic, los, nlos)
     std::string scheduler{"pf"};      //!< NR: OFDMA scheduler (pf, rr)
     std::string mcsTable{"64qam"};    //!< NR: MCS table (64qam: table 1, 256qam: table 2)
+    bool nrMacTrace{false};           //!< NR: write 5G-LENA's NrDlMacStats.txt to the cwd
 };
 
 /// A built cell: one base station with its core network, the UEs attached, the agent hooked in.

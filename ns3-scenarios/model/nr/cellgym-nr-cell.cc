@@ -142,6 +142,10 @@ BuildNrCell(const RadioCellConfig& cfg)
             ->SetDefaultRoute(epc->GetUeDefaultGatewayAddress(), 1);
         nr->AttachToGnb(cell.ueDevs.Get(u), cell.bsDevs.Get(0));
     }
+    if (cfg.nrMacTrace)
+    {
+        nr->EnableDlMacSchedTraces();
+    }
 
     // The agent's window is --xrcWindowTtis milliseconds: that many 1-ms TTIs on LTE, 2^mu
     // times as many slots on NR.
