@@ -405,6 +405,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "quick": args.quick,
         "figures": list(args.figure_list),
         "images": plot(results, out),
+        "nr_sim_time_s": NR_SIM_TIME_S,
     }
     numbers["provenance"] = prov
     (out / "numbers.json").write_text(json.dumps(numbers, indent=2))

@@ -156,13 +156,13 @@ def report(numbers: dict[str, Any]) -> str:
 
 
 def _nr_runs(numbers: dict[str, Any]) -> str:
-    """How long and how many seeds the NR variants ran (``xrc_paper.NR_SIM_TIME_S``)."""
-    from evaluation.experiments.xrc_paper import NR_SIM_TIME_S
-
-    seeds = numbers["meta"]["seeds"]
+    """How long and how many seeds the NR variants ran (``meta.nr_sim_time_s``)."""
+    meta = numbers["meta"]
+    t = meta.get("nr_sim_time_s", {})
+    seeds = meta["seeds"]
     return (
-        f"{NR_SIM_TIME_S['fig1_nr']:g} s (Fig. 1) and {NR_SIM_TIME_S['fig5_nr']:g} s (Fig. 5) "
-        f"per run, {seeds} seed{'s' if seeds != 1 else ''}, means over seeds"
+        f"{_f(t.get('fig1_nr'), 0)} s (Fig. 1) and {_f(t.get('fig5_nr'), 0)} s (Fig. 5) per run, "
+        f"{seeds} seed{'s' if seeds != 1 else ''}, means over seeds"
     )
 
 
