@@ -118,6 +118,11 @@ NR_SCENARIOS: tuple[str, ...] = (
     "nr_uma_nlos_xrc",
     "nr_rma_nlos_xrc",
     "nr_umi_los_cubic",
+    "nr_cubic_100mhz",
+    "nr_fr2_blockage_xrc",
+    "nr_four_ues",
+    "nr_xrc_vs_cubic",
+    "nr_agent_walk_cwnd",
 )
 #: Rows that replay a trace from the shared traces folder (``cellgym.traces.traces_dir``):
 #: ``--scenarios traces``, not part of ``all`` (which runs without the folder).

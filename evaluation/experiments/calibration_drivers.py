@@ -67,6 +67,7 @@ DRIVERS: dict[str, Driver] = {
     "xrc_policy_fluctuating": Driver("xrc_policy"),
     "agent_walk_cwnd": Driver("walk_cwnd"),
     "agent_steps_rate": Driver("steps_rate", action_mode="rate"),
+    "nr_agent_walk_cwnd": Driver("walk_cwnd"),
 }
 
 

@@ -1,4 +1,7 @@
-"""Reproduce the XRC paper's experiments (Figs. 1 and 3-7) on CellGym's ns-3 cell.
+"""Reproduce the XRC paper's experiments (Figs. 1 and 3-7) on CellGym's ns-3 cell (and on NR).
+
+Figs. 1 and 5 also run on NR cells, FR1 and FR2 (``fig1_nr``, ``fig5_nr``;
+``--figures fig1_nr,fig5_nr`` runs those alone).
 
     .venv/bin/python -m evaluation.experiments.xrc_paper --out docs/xrc-reproduction [--seeds 3]
 
@@ -67,7 +70,13 @@ FIG5_SECOND = ("cubic", "newreno", "illinois", "veno")
 FIG6_CCAS = ("xrc", "cubic", "newreno", "illinois")
 FIG7_CCAS = ("xrc", "cubic", "newreno", "illinois", "veno")
 INTERNET_CCAS = ("xrc", "cubic", "newreno")
-FIGURES = ("fig1", "fig3", "fig4", "fig5", "fig6", "fig7", "internet")
+#: Figs. 1 and 5 on NR cells (FR1 and FR2: ``configs/scenario/xrc_fig{1,5}_nr_fr{1,2}.yaml``),
+#: with fewer senders and shorter runs (``NR_SIM_TIME_S``): 5G-LENA is slower than LTE.
+NR_CELLS = ("fr1", "fr2")
+FIG1_NR_CCAS = ("cubic", "xrc")
+FIG5_NR_PAIRS = (("xrc", "cubic"), ("cubic", "cubic"))
+NR_SIM_TIME_S = {"fig1_nr": 20.0, "fig5_nr": 15.0}
+FIGURES = ("fig1", "fig3", "fig4", "fig5", "fig6", "fig7", "fig1_nr", "fig5_nr", "internet")
 VIDEO_CHUNK_BYTES = 17e6 / 8 * 2  # 2 s at 17 Mbit/s
 COMMAND = "python -m evaluation.experiments.xrc_paper"
 #: The files the report's numbers depend on (``evaluation.experiments.inputs``, their one home).
@@ -131,6 +140,18 @@ def _all_jobs(seeds: Sequence[int], quick: bool) -> list[Job]:
             for s in seeds:
                 label = f"{first} vs {second}"
                 jobs.append(Job("fig5", label, with_ccas(fig5, {0: first, 1: second}), s))
+    for cell in NR_CELLS:
+        spec = paper_scenario(f"xrc_fig1_nr_{cell}", quick)
+        spec = spec.replace(sim_time_s=min(spec.sim_time_s, NR_SIM_TIME_S["fig1_nr"]))
+        for cca in FIG1_NR_CCAS:
+            for s in seeds:
+                jobs.append(Job("fig1_nr", f"{cell} {cca}", with_ccas(spec, {0: cca}), s))
+        spec = paper_scenario(f"xrc_fig5_nr_{cell}", quick)
+        spec = spec.replace(sim_time_s=min(spec.sim_time_s, NR_SIM_TIME_S["fig5_nr"]))
+        for first, second in FIG5_NR_PAIRS:
+            for s in seeds:
+                label = f"{cell} {first} vs {second}"
+                jobs.append(Job("fig5_nr", label, with_ccas(spec, {0: first, 1: second}), s))
     fig6 = paper_scenario("xrc_fig6", quick)
     for cca in FIG6_CCAS:
         jobs.append(Job("fig6", cca, with_ccas(fig6, {0: cca}), seeds[0]))
@@ -174,15 +195,16 @@ def analyse(results: list[tuple[Job, EpisodeRecords, float]]) -> dict[str, Any]:
             vals.append(np.nan if v is None else v)
         return mean_ci(vals)[0]
 
-    fig1 = {}
-    for label, recs in group("fig1").items():
-        fig1[label] = {
-            "utilization": mean_metric(recs, "utilization"),
-            "hol_p50_ms": mean_metric(recs, "hol_delay_ms", "p50"),
-            "hol_p90_ms": mean_metric(recs, "hol_delay_ms", "p90"),
-            "hol_budget_compliance": mean_metric(recs, "hol_budget_compliance"),
-        }
-    out["fig1"] = fig1
+    for name in ("fig1", "fig1_nr"):
+        fig1 = {}
+        for label, recs in group(name).items():
+            fig1[label] = {
+                "utilization": mean_metric(recs, "utilization"),
+                "hol_p50_ms": mean_metric(recs, "hol_delay_ms", "p50"),
+                "hol_p90_ms": mean_metric(recs, "hol_delay_ms", "p90"),
+                "hol_budget_compliance": mean_metric(recs, "hol_budget_compliance"),
+            }
+        out[name] = fig1
     fig3 = {}
     for label, recs in group("fig3").items():
         fig3[label] = {"jain_after_join": overlap_jain(recs[0], [0, 1], 6.0)}
@@ -194,16 +216,17 @@ def analyse(results: list[tuple[Job, EpisodeRecords, float]]) -> dict[str, Any]:
             "hol_budget_compliance": mean_metric(recs, "hol_budget_compliance"),
         }
     out["fig4"] = fig4
-    fig5 = {}
-    for label, recs in group("fig5").items():
-        fig5[label] = {
-            "jain": float(np.mean([overlap_jain(r, [0, 1], 6.0) for r in recs])),
-            "queueing_p50_ms": mean_metric(recs, "queueing_delay_ms", "p50"),
-            "hol_p50_ms": mean_metric(recs, "hol_delay_ms", "p50"),
-            "hol_p90_ms": mean_metric(recs, "hol_delay_ms", "p90"),
-            "hol_budget_compliance": mean_metric(recs, "hol_budget_compliance"),
-        }
-    out["fig5"] = fig5
+    for name in ("fig5", "fig5_nr"):
+        fig5 = {}
+        for label, recs in group(name).items():
+            fig5[label] = {
+                "jain": float(np.mean([overlap_jain(r, [0, 1], 6.0) for r in recs])),
+                "queueing_p50_ms": mean_metric(recs, "queueing_delay_ms", "p50"),
+                "hol_p50_ms": mean_metric(recs, "hol_delay_ms", "p50"),
+                "hol_p90_ms": mean_metric(recs, "hol_delay_ms", "p90"),
+                "hol_budget_compliance": mean_metric(recs, "hol_budget_compliance"),
+            }
+        out[name] = fig5
     fig6 = {}
     for label, recs in group("fig6").items():
         rec = recs[0]
@@ -294,6 +317,25 @@ def plot(results: list[tuple[Job, EpisodeRecords, float]], out: Path) -> list[st
     first = {}
     for job, rec, _ in results:
         first.setdefault((job.figure, job.label), rec)
+
+    figures = {job.figure for job, _, _ in results}
+    if figures & {"fig1_nr", "fig5_nr"}:
+        # Figs. 1 and 5 on NR: the HoL delay CDFs of each cell and sender (one seed).
+        fig, axes = plt.subplots(1, 2, figsize=(12, 4))
+        for ax, name in zip(axes, ("fig1_nr", "fig5_nr"), strict=True):
+            for (figname, lab), rec in first.items():
+                if figname == name:
+                    hol = np.sort(np.stack(rec.ues)[:, 0, UE["hol_ms"]])
+                    ax.plot(hol, np.linspace(0, 1, hol.size), label=lab, lw=1)
+            ax.set(xlabel="RLC HoL delay (ms)", ylabel="CDF", title=f"{name}: HoL delay")
+            ax.set_xscale("symlog")
+            ax.legend(fontsize=7)
+        fig.tight_layout()
+        fig.savefig(out / "nr_fig1_fig5.png", dpi=110)
+        names.append("nr_fig1_fig5.png")
+        plt.close(fig)
+    if not figures & set(FIGURES[:6]):
+        return names
 
     # Fig. 1: rate tracking (one seed) and HoL CDF.
     fig, (a, b) = plt.subplots(1, 2, figsize=(12, 4))
@@ -446,6 +488,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         "quick": args.quick,
         "figures": list(args.figure_list),
         "images": plot(results, out),
+        "nr_sim_time_s": NR_SIM_TIME_S,
     }
     numbers["provenance"] = prov
     (out / "numbers.json").write_text(json.dumps(numbers, indent=2))

@@ -45,6 +45,24 @@ def report(numbers: dict[str, Any]) -> str:
             f"| {cca} | {_f(m['utilization'], 3)} | {_f(m['hol_p50_ms'], 1)} | "
             f"{_f(m['hol_p90_ms'], 1)} | {_f(m['hol_budget_compliance'], 3)} |"
         )
+    if numbers.get("fig1_nr"):
+        lines += [
+            "",
+            "### Fig. 1 on NR (FR1 and FR2)",
+            "",
+            "FR1: 20 MHz, numerology 1, 3.5 GHz, UMi without line of sight, the UE at 50-300 m "
+            "(`xrc_fig1_nr_fr1.yaml`); FR2: 28 GHz, 50 MHz, numerology 3, UMi in line of sight "
+            "at 50-250 m with blockage (`xrc_fig1_nr_fr2.yaml`); 512-packet RLC buffers, "
+            f"{_nr_runs(numbers)}.",
+            "",
+            "| cell, cca | utilization | HoL p50 ms | HoL p90 ms | HoL within budget |",
+            "|---|---|---|---|---|",
+        ]
+        for cca, m in numbers["fig1_nr"].items():
+            lines.append(
+                f"| {cca} | {_f(m['utilization'], 3)} | {_f(m['hol_p50_ms'], 1)} | "
+                f"{_f(m['hol_p90_ms'], 1)} | {_f(m['hol_budget_compliance'], 3)} |"
+            )
     lines += [
         "",
         "## Fig. 3: XRC with a second flow joining at 5 s in congestion avoidance",
@@ -81,6 +99,26 @@ def report(numbers: dict[str, Any]) -> str:
             f"{_f(m['hol_p50_ms'], 1)} | {_f(m['hol_p90_ms'], 1)} | "
             f"{_f(m['hol_budget_compliance'], 3)} |"
         )
+    if numbers.get("fig5_nr"):
+        lines += [
+            "",
+            "### Fig. 5 on NR (FR1 and FR2)",
+            "",
+            "FR1: 20 MHz, numerology 1, 3.5 GHz, the UE at 100 m in UMi line of sight "
+            "(`xrc_fig5_nr_fr1.yaml`); FR2: 28 GHz, 50 MHz, numerology 3, 150 m in line of "
+            "sight with blockage (`xrc_fig5_nr_fr2.yaml`); 512-packet RLC buffers, "
+            f"{_nr_runs(numbers)}.",
+            "",
+            "| cell, first vs second | Jain | queueing p50 ms | HoL p50 ms | HoL p90 ms | "
+            "HoL <= budget |",
+            "|---|---|---|---|---|---|",
+        ]
+        for lab, m in numbers["fig5_nr"].items():
+            lines.append(
+                f"| {lab} | {_f(m['jain'], 3)} | {_f(m['queueing_p50_ms'], 1)} | "
+                f"{_f(m['hol_p50_ms'], 1)} | {_f(m['hol_p90_ms'], 1)} | "
+                f"{_f(m['hol_budget_compliance'], 3)} |"
+            )
     lines += [
         "",
         "## Fig. 6: bulk download against a CUBIC video flow (2 s at 17 Mbit/s every 10 s)",
@@ -170,6 +208,17 @@ def internet_section(rows: dict[str, Any]) -> list[str]:
             f"{x['queueing_p50_ms']:.1f} ms, HoL p50 {x['hol_p50_ms']:.1f} ms).",
         ]
     return out
+
+
+def _nr_runs(numbers: dict[str, Any]) -> str:
+    """How long and how many seeds the NR variants ran (``meta.nr_sim_time_s``)."""
+    meta = numbers["meta"]
+    t = meta.get("nr_sim_time_s", {})
+    seeds = meta["seeds"]
+    return (
+        f"{_f(t.get('fig1_nr'), 0)} s (Fig. 1) and {_f(t.get('fig5_nr'), 0)} s (Fig. 5) per run, "
+        f"{seeds} seed{'s' if seeds != 1 else ''}, means over seeds"
+    )
 
 
 def _pct(x: float) -> str:

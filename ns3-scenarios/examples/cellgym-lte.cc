@@ -232,7 +232,8 @@ ParseNrOptions(std::map<std::string, std::string>& opt,
                                      "propagation",
                                      "los",
                                      "scheduler",
-                                     "mcsTable"};
+                                     "mcsTable",
+                                     "nrMacTrace"};
     if (cellType == "lte")
     {
         for (const char* name : nrOptions)
@@ -290,6 +291,7 @@ ParseNrOptions(std::map<std::string, std::string>& opt,
     cfg.los = opt["los"];
     cfg.scheduler = opt["scheduler"];
     cfg.mcsTable = opt["mcsTable"];
+    cfg.nrMacTrace = ParseUint("nrMacTrace", opt["nrMacTrace"], 0, 1) == 1;
 }
 
 /// Everything the step loop reads and writes.
@@ -506,6 +508,7 @@ main(int argc, char* argv[])
         {"los", "probabilistic"},
         {"scheduler", "pf"},
         {"mcsTable", "64qam"},
+        {"nrMacTrace", "0"},
         {"numUes", "1"},
         {"distances", "100"},
         {"mobility", "static"},
@@ -540,6 +543,9 @@ main(int argc, char* argv[])
         {"los", "NR: line of sight: probabilistic (TR 38.901), los, nlos"},
         {"scheduler", "NR: OFDMA scheduler: pf (proportional fair), rr (round robin)"},
         {"mcsTable", "NR: MCS table: 64qam (table 1), 256qam (table 2)"},
+        {"nrMacTrace",
+         "NR: 1 writes 5G-LENA's downlink MAC scheduling trace (NrDlMacStats.txt: every TB's "
+         "slot, symbols, MCS and size) to the working directory"},
         {"numUes", "number of UEs"},
         {"distances", "initial UE distances, m, comma-separated (one value: all UEs)"},
         {"mobility", "static, or random: each UE jumps to a uniform distance every period"},

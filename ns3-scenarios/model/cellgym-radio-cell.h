@@ -33,6 +33,7 @@ struct RadioCellConfig
     std::string scheduler{"pf"};      //!< NR: OFDMA scheduler (pf, rr)
     std::string mcsTable{"64qam"};    //!< NR: MCS table (64qam: table 1, 256qam: table 2)
     std::string capacityTrace;        //!< LTE: capacity file replayed per TTI (empty: channel)
+    bool nrMacTrace{false};           //!< NR: write 5G-LENA's NrDlMacStats.txt to the cwd
 };
 
 /// A built cell: one base station with its core network, the UEs attached, the agent hooked in.

@@ -98,10 +98,13 @@ def test_observation_fields_are_filled_on_nr():
     last = flows[-1, 0]
     assert last[FLOW["fb_rate_mbps"]] > 50.0  # the explicit rate, carried on uplink ACKs
     assert last[FLOW["rtt_samples"]] > 0 and 30.0 < last[FLOW["rtt_min_ms"]] < 45.0
-    assert last[FLOW["cwnd_bytes"]] > 0 and last[FLOW["rx_bytes"]] > 0
+    # rx_bytes is per step: the last one may fall in a retransmission timeout's wait.
+    assert last[FLOW["cwnd_bytes"]] > 0 and flows[:, 0, FLOW["rx_bytes"]].max() > 0
     assert ues[:, 0, UE["hol_max_ms"]].max() > 0  # RLC head-of-line delay from the BWP manager
     assert ues[:, 0, UE["rlc_drops"]].sum() > 0  # a 32-packet buffer overflows in slow start
-    assert _throughput(rec, from_s=0.5) > 20.0
+    # CUBIC after its slow-start loss is window-limited here (about 90 KB per 40 ms round trip:
+    # 17 Mbit/s; 20 with the uplink AMC, whose ACKs at higher MCSs cut the RTT by 2 ms).
+    assert _throughput(rec, from_s=0.5) > 12.0
 
 
 def test_xrc_keeps_hol_delay_low_on_nr_where_cubic_does_not():

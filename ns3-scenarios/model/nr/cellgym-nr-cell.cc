@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The NR cell (--cellType=nr): one 5G-LENA gNB with its own EPC, the UEs at the configured
 // distances, TR 38.901 channel, ideal beamforming, OFDMA PF or RR, RLC UM, XRC's NR adapter.
+#include "cellgym-nr-blockage.h"
 #include "cellgym-radio-cell.h"
 #include "xrc-bwp-manager-gnb.h"
 #include "xrc-nr-adapter.h"
@@ -22,6 +23,11 @@ namespace
 constexpr double kGnbTxPowerDbm = 30.0;
 /// UE transmit power, dBm.
 constexpr double kUeTxPowerDbm = 23.0;
+/// Uplink MCS: 16QAM at code rate 340/1024 (MCS table 1) or 658/1024 (table 2), decodable at
+/// about 3 or 9 dB SINR, which the calibrated cells' UEs have on the uplink.
+constexpr uint8_t kUlMcs = 10;
+/// Lowest FR2 carrier, GHz (TS 38.101-2): blockage applies from here up.
+constexpr double kFr2LowGhz = 24.25;
 } // namespace
 
 RadioCell
@@ -48,6 +54,11 @@ BuildNrCell(const RadioCellConfig& cfg)
     beamforming->SetAttribute("BeamformingMethod", TypeIdValue(DirectPathBeamforming::GetTypeId()));
     Ptr<NrHelper> nr = CreateObject<NrHelper>();
     nr->SetBeamformingHelper(beamforming);
+    // Channel state from periodic CSI-RS and CSI-IM over the whole carrier, not from the last
+    // PDSCH: a CQI measured on the few RBs of a small TB (which get the whole transmit power
+    // and, under TR 38.901's frequency-selective fading, may sit on a peak) sent the next
+    // full-band TB out at an MCS it could not decode.
+    nr->SetAttribute("CsiFeedbackFlags", UintegerValue(CQI_CSI_RS | CQI_CSI_IM));
     nr->SetEpcHelper(epc);
     nr->SetSchedulerTypeId(TypeId::LookupByName(
         cfg.scheduler == "rr" ? "ns3::NrMacSchedulerOfdmaRR" : "ns3::NrMacSchedulerOfdmaPF"));
@@ -57,6 +68,13 @@ BuildNrCell(const RadioCellConfig& cfg)
     nr->SetUlErrorModel(errorModel);
     nr->SetGnbDlAmcAttribute("AmcModel", EnumValue(NrAmc::ErrorModel));
     nr->SetGnbUlAmcAttribute("AmcModel", EnumValue(NrAmc::ErrorModel));
+    // The uplink carries the flows' ACKs at a fixed MCS (kUlMcs). With the uplink AMC, a UE
+    // spreads its 23 dBm over the RBs in use, so an ACK on a few RBs measures an SINR up to 9 dB
+    // above that of a larger uplink TB; the next large TB then fails all four HARQ
+    // transmissions without line of sight, its ACKs (or a SYN) are lost and TCP stalls for a
+    // retransmission (or connection) timeout of 1-3 s.
+    nr->SetSchedulerAttribute("FixedMcsUl", BooleanValue(true));
+    nr->SetSchedulerAttribute("StartingMcsUl", UintegerValue(kUlMcs));
     nr->SetGnbPhyAttribute("Numerology", UintegerValue(cfg.numerology));
     nr->SetGnbPhyAttribute("TxPower", DoubleValue(kGnbTxPowerDbm));
     nr->SetUePhyAttribute("TxPower", DoubleValue(kUeTxPowerDbm));
@@ -84,6 +102,16 @@ BuildNrCell(const RadioCellConfig& cfg)
     channel->SetPathlossAttribute("ShadowingEnabled", BooleanValue(false));
     channel->AssignChannelsToBands({band});
     auto allBwps = CcBwpCreator::GetAllBwps({band});
+    Ptr<CellGymBlockageLoss> blockage;
+    if (cfg.frequencyGhz >= kFr2LowGhz)
+    {
+        // FR2: human-body blockage after the path loss (the fast backend's process).
+        blockage = CreateObject<CellGymBlockageLoss>();
+        for (const auto& bwp : allBwps)
+        {
+            bwp.get()->GetChannel()->AddPropagationLossModel(blockage);
+        }
+    }
 
     RadioCell cell;
     cell.keepAlive = {nr, epc, beamforming, channel};
@@ -99,6 +127,10 @@ BuildNrCell(const RadioCellConfig& cfg)
     cell.stream = 1;
     cell.stream += nr->AssignStreams(cell.bsDevs, cell.stream);
     cell.stream += nr->AssignStreams(cell.ueDevs, cell.stream);
+    if (blockage)
+    {
+        cell.stream += blockage->AssignStreams(cell.stream);
+    }
 
     InternetStackHelper internet;
     internet.Install(cell.ueNodes);
@@ -109,6 +141,10 @@ BuildNrCell(const RadioCellConfig& cfg)
         routing.GetStaticRouting(cell.ueNodes.Get(u)->GetObject<Ipv4>())
             ->SetDefaultRoute(epc->GetUeDefaultGatewayAddress(), 1);
         nr->AttachToGnb(cell.ueDevs.Get(u), cell.bsDevs.Get(0));
+    }
+    if (cfg.nrMacTrace)
+    {
+        nr->EnableDlMacSchedTraces();
     }
 
     // The agent's window is --xrcWindowTtis milliseconds: that many 1-ms TTIs on LTE, 2^mu
