@@ -22,7 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cellgym.vocab import BACKENDS, NATIVE_CCAS, NS3_TCPS, SpecError
+from cellgym.vocab import BACKENDS, CELL_TYPES, NATIVE_CCAS, NS3_TCPS, SpecError
 
 #: Kinds of controller.
 KINDS: tuple[str, ...] = ("native", "policy")
@@ -37,6 +37,7 @@ class Controller:
         kind: ``native`` (per ACK, in the simulator) or ``policy`` (per step, through the env).
         backends: Backends that can run it.
         summary: One line for tables.
+        cells: Cell types it runs on (every backend it lists models them).
         code: Where its code lives, per backend (``"ns3"``, ``"fast"``) or ``"policy"``.
         ns3_type: ns-3 ``TypeId`` of a native sender's congestion control.
         fast_model: The fast model's sender that runs it (itself, or the one it shares a model
@@ -49,6 +50,7 @@ class Controller:
     backends: tuple[str, ...]
     summary: str
     code: dict[str, str] = field(default_factory=dict)
+    cells: tuple[str, ...] = CELL_TYPES
     ns3_type: str = ""
     fast_model: str = ""
     entry_point: str = ""
@@ -180,16 +182,20 @@ def is_native(name: str) -> bool:
 def markdown_table() -> str:
     """The README's controller table, generated from the registry."""
     rows = [
-        "| name in `controllers=[...]` | kind | backends | summary | code |",
-        "|---|---|---|---|---|",
+        "| name in `controllers=[...]` | kind | backends | cells | summary | code |",
+        "|---|---|---|---|---|---|",
     ]
     for c in CONTROLLERS.values():
         code = "; ".join(
             f"{k}: `{v}`" if "/" in v and " " not in v else f"{k}: {v}" for k, v in c.code.items()
         )
-        rows.append(f"| `{c.name}` | {c.kind} | {', '.join(c.backends)} | {c.summary} | {code} |")
+        rows.append(
+            f"| `{c.name}` | {c.kind} | {', '.join(c.backends)} | {', '.join(c.cells)} | "
+            f"{c.summary} | {code} |"
+        )
     rows.append(
         "| a trained checkpoint (run directory, `model.zip`, `<algo>:<path>`) | policy | "
-        "ns3, fast | a `train.py` run | `agents/`, loaded by `evaluation/` |"
+        f"ns3, fast | {', '.join(CELL_TYPES)} | a `train.py` run | `agents/`, loaded by "
+        "`evaluation/` |"
     )
     return "\n".join(rows)
