@@ -44,6 +44,7 @@ from cellgym.paths import REPO_ROOT
 from cellgym.provenance import markdown_line, record
 from cellgym.reward import RewardSpec, fairness_groups, reward_terms
 from cellgym.scenario import ScenarioSpec, load_scenario
+from cellgym.vocab import BACKENDS
 from cellgym.zeus import zeus_fairness
 from evaluation.experiments import inputs
 
@@ -308,7 +309,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     p.add_argument("--train-seed", type=int, default=0)
     p.add_argument("--seeds", type=int, default=3, help="evaluation seeds 101, 102, ...")
     p.add_argument("--sim-time-s", type=float, default=10.0)
-    p.add_argument("--backends", nargs="+", default=["ns3", "fast"], choices=["ns3", "fast"])
+    p.add_argument("--backends", nargs="+", default=list(BACKENDS), choices=BACKENDS)
     p.add_argument("--jobs", type=int, default=2)
     p.add_argument("--out", type=Path, default=REPO_ROOT / "docs" / "multi-agent")
     p.add_argument("--work", type=Path, default=REPO_ROOT / "runs" / "multi-agent")
