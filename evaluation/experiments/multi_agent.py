@@ -64,29 +64,45 @@ def scenario(n: int, sim_time_s: float) -> ScenarioSpec:
 
 
 def train_shared(n: int, timesteps: int, seed: int, run_dir: Path) -> Path:
-    """Train one PPO policy for the N agent flows (fast backend); return the run directory."""
+    """Train one PPO policy for the N agent flows (fast backend); return the run directory.
+
+    ``train.py experiment=default``'s configuration and training stack (``agents.factory``: the
+    batched multi-agent vector, ``VecNormalize``, the SB3 model), without its periodic and final
+    evaluations: the run directory gets ``model.zip``, ``vecnormalize.pkl`` and
+    ``.hydra/config.yaml``, what ``evaluation.resolve`` loads a checkpoint from.
+    """
+    import torch
     from hydra import compose, initialize_config_dir
+    from omegaconf import OmegaConf
+    from stable_baselines3.common.utils import set_random_seed
 
-    from workflows.train import train
+    from agents.factory import make_model, make_vec_env
+    from configs.schema import register_configs, validate_train
 
+    register_configs()
     overrides = [
         "experiment=default",
         f"scenario=multi_agent{n}",
         f"total_timesteps={timesteps}",
         f"seed={seed}",
         f"run_dir={run_dir}",
-        "eval.freq=0",
-        "final_model=last",
-        "eval_backend=fast",
-        "eval_seeds=[1]",
-        "eval_baselines=[]",
-        "eval_jobs=1",
-        "progress_bar=false",
         "agent.name=" + LEARNED,
     ]
     with initialize_config_dir(config_dir=os.fspath(REPO_ROOT / "configs"), version_base="1.3"):
         cfg = compose("train", overrides=overrides)
-    train(cfg)
+    typed = validate_train(cfg)
+    (run_dir / ".hydra").mkdir(parents=True, exist_ok=True)
+    OmegaConf.save(cfg, run_dir / ".hydra" / "config.yaml", resolve=True)
+    torch.set_num_threads(1)
+    set_random_seed(seed)
+    venv = make_vec_env(typed, seed)
+    try:
+        model = make_model(typed, venv, seed)
+        model.learn(total_timesteps=typed.total_timesteps)
+        model.save(run_dir / "model.zip")
+        venv.save(str(run_dir / "vecnormalize.pkl"))
+    finally:
+        venv.close()
     return run_dir
 
 
