@@ -15,11 +15,12 @@ import pytest
 
 from cellgym import provenance
 from cellgym.paths import REPO_ROOT
-from evaluation.experiments import calibrate, xrc_paper, xrc_report, zeus
+from evaluation.experiments import calibrate, multi_agent, xrc_paper, xrc_report, zeus
 
 CALIBRATION = REPO_ROOT / "docs" / "calibration"
 XRC = REPO_ROOT / "docs" / "xrc-reproduction"
 ZEUS = REPO_ROOT / "docs" / "zeus"
+MULTI_AGENT = REPO_ROOT / "docs" / "multi-agent"
 REPORTS = {
     "docs/calibration": (CALIBRATION / "calibration.json", calibrate.INPUTS),
     "docs/calibration/uplink-bsr": (
@@ -29,6 +30,7 @@ REPORTS = {
     "docs/calibration/nr": (CALIBRATION / "nr" / "calibration.json", calibrate.INPUTS),
     "docs/xrc-reproduction": (XRC / "numbers.json", xrc_paper.INPUTS),
     "docs/zeus": (ZEUS / "numbers.json", zeus.INPUTS),
+    "docs/multi-agent": (MULTI_AGENT / "numbers.json", multi_agent.INPUTS),
 }
 
 
@@ -57,6 +59,8 @@ def test_committed_reports_show_their_provenance() -> None:
         "docs/xrc-reproduction/report.md differs from its generator: run "
         "`python -m evaluation.experiments.xrc_paper --render --out docs/xrc-reproduction`"
     )
+    numbers = json.loads((MULTI_AGENT / "numbers.json").read_text())
+    assert (MULTI_AGENT / "report.md").read_text() == multi_agent.report(numbers)
 
 
 def test_a_changed_input_is_named(tmp_path: Path) -> None:
