@@ -17,7 +17,8 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-from cellgym.metrics import aggregate, rliable_aggregates
+from cellgym.aggregates import rliable_aggregates
+from cellgym.metrics import aggregate
 from evaluation.plots import (
     METRIC_LABELS,
     new_figure,
@@ -196,7 +197,7 @@ REFERENCES: tuple[str, ...] = ("xrc_policy", "xrc")
 def rliable_section(results: pd.DataFrame, confidence: float = 0.95) -> tuple[pd.DataFrame, str]:
     """The rliable aggregates of the mean reward per step, as a table and Markdown lines.
 
-    ``cellgym.metrics.rliable_aggregates`` over every scenario and seed: IQM and mean with
+    ``cellgym.aggregates.rliable_aggregates`` over every scenario and seed: IQM and mean with
     stratified bootstrap intervals, and each controller's probability of improvement over XRC
     (its policy, else its native sender) when XRC ran.
     """
@@ -233,7 +234,7 @@ def rliable_section(results: pd.DataFrame, confidence: float = 0.95) -> tuple[pd
             "Mean reward per step of every run: interquartile mean and mean over runs and "
             f"scenarios with {confidence:.0%} stratified bootstrap intervals, and the probability "
             "that a run of the controller scores above a run of the reference in the same "
-            "scenario (`cellgym.metrics.rliable_aggregates`). Rewards are not normalised across "
+            "scenario (`cellgym.aggregates.rliable_aggregates`). Rewards are not normalised across "
             "scenarios.",
             "",
             tabulate(rows, headers=headers, tablefmt="github", disable_numparse=True),

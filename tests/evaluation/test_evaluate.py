@@ -501,7 +501,7 @@ def test_evaluate_py_on_ns3(tmp_path):
 
 
 def test_rliable_aggregates_against_hand_worked_numbers():
-    from cellgym.metrics import rliable_aggregates, score_matrices
+    from cellgym.aggregates import rliable_aggregates, score_matrices
 
     rows = []
     # Two scenarios x four seeds; "a" beats "ref" in every run of s1 and in none of s2.
