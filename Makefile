@@ -1,5 +1,5 @@
 # Every target does its own set-up first (idempotent; fast when already done).
-.PHONY: setup run test lint format bench bench-fast bench-bridge
+.PHONY: setup run test lint format bench bench-fast bench-bridge reports
 
 PY := .venv/bin/python
 
@@ -29,3 +29,8 @@ bench-fast: setup
 
 bench-bridge: setup
 	$(PY) bench/bridge_overhead.py
+
+# Regenerate the committed reports under docs/ whose inputs changed (python -m
+# evaluation.experiments.reports lists them); each reruns with its recorded arguments.
+reports: setup
+	$(PY) -m evaluation.experiments.reports --regenerate

@@ -15,23 +15,11 @@ import pytest
 
 from cellgym import provenance
 from cellgym.paths import REPO_ROOT
-from evaluation.experiments import calibrate, multi_agent, xrc_paper, xrc_report, zeus
+from evaluation.experiments import calibrate, multi_agent, reports, xrc_paper, xrc_report
 
 CALIBRATION = REPO_ROOT / "docs" / "calibration"
 XRC = REPO_ROOT / "docs" / "xrc-reproduction"
-ZEUS = REPO_ROOT / "docs" / "zeus"
 MULTI_AGENT = REPO_ROOT / "docs" / "multi-agent"
-REPORTS = {
-    "docs/calibration": (CALIBRATION / "calibration.json", calibrate.INPUTS),
-    "docs/calibration/uplink-bsr": (
-        CALIBRATION / "uplink-bsr" / "calibration.json",
-        calibrate.INPUTS,
-    ),
-    "docs/calibration/nr": (CALIBRATION / "nr" / "calibration.json", calibrate.INPUTS),
-    "docs/xrc-reproduction": (XRC / "numbers.json", xrc_paper.INPUTS),
-    "docs/zeus": (ZEUS / "numbers.json", zeus.INPUTS),
-    "docs/multi-agent": (MULTI_AGENT / "numbers.json", multi_agent.INPUTS),
-}
 
 
 def _provenance(path: Path) -> dict:
@@ -39,14 +27,25 @@ def _provenance(path: Path) -> dict:
     return data["meta"]["provenance"] if "meta" in data and "rows" in data else data["provenance"]
 
 
-@pytest.mark.parametrize("report", sorted(REPORTS))
-def test_committed_report_is_current(report: str) -> None:
-    path, inputs = REPORTS[report]
-    if report == "docs/zeus" and not path.is_file():
-        pytest.skip(f"no committed Zeus report yet: `{zeus.COMMAND} --out docs/zeus` writes it")
-    prov = _provenance(path)
-    message = provenance.staleness(prov, REPO_ROOT, inputs)
-    assert not message, f"{report} is stale: {message}"
+@pytest.mark.parametrize("report", reports.REPORTS, ids=lambda r: r.name)
+def test_committed_report_is_current(report: reports.Report) -> None:
+    if report.optional and not report.exists():
+        pytest.skip(f"no committed {report.name} yet: `{' '.join(report.command()[1:])}` writes it")
+    message = report.stale()
+    assert not message, f"{report.name} is stale: {message}"
+
+
+def test_regenerate_reruns_each_report_with_its_recorded_arguments(capsys) -> None:
+    assert reports.main(["--regenerate", "--all", "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    for r in reports.REPORTS:
+        if r.exists():
+            line = f"[reports] {r.name}: -m {r.module} {' '.join(r.provenance()['args'])}"
+            assert line.rstrip() in out.splitlines()
+    with pytest.raises(SystemExit) as exc:
+        reports.main(["--regenerate", "--only", "docs/nowhere"])
+    assert exc.value.code == 2
+    assert "docs/calibration/nr" in capsys.readouterr().err
 
 
 def test_committed_reports_show_their_provenance() -> None:

@@ -1,0 +1,203 @@
+"""The committed reports: where each lives, what it is made from, and regenerating the stale ones.
+
+Every report under ``docs/`` is the output of one experiment command, and records its provenance
+(``cellgym.provenance``: the commit, the arguments and a digest of its declared inputs). This
+module is the one list of those reports, in the order they are best regenerated (the LTE
+calibration fills the ns-3 run cache that the uplink-BSR table reuses).
+
+    python -m evaluation.experiments.reports                  # each report: current or stale
+    python -m evaluation.experiments.reports --regenerate     # rerun the stale ones, in order
+    python -m evaluation.experiments.reports --regenerate --only docs/calibration/nr --dry-run
+
+A report is regenerated with the arguments its committed provenance records, so the command that
+made it is the command that remakes it; a report not committed yet (``optional``) is made with
+its default arguments only when named with ``--only`` or ``--missing``.
+``tests/evaluation/test_provenance.py`` fails on any stale report, naming the changed inputs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from cellgym.paths import REPO_ROOT
+from cellgym.provenance import staleness
+from evaluation.experiments import inputs
+
+
+@dataclass(frozen=True)
+class Report:
+    """One committed report.
+
+    Attributes:
+        name: Its folder, relative to the repository root (``docs/calibration``).
+        numbers: The JSON file holding its provenance, relative to the repository root.
+        module: The experiment module whose ``python -m`` command writes it.
+        inputs: Its declared input globs (``evaluation.experiments.inputs``).
+        default_args: The arguments that make it when no committed provenance records them.
+        optional: Whether the report may be absent (not committed yet).
+    """
+
+    name: str
+    numbers: str
+    module: str
+    inputs: tuple[str, ...]
+    default_args: tuple[str, ...]
+    optional: bool = False
+
+    @property
+    def path(self) -> Path:
+        """The provenance JSON's absolute path."""
+        return REPO_ROOT / self.numbers
+
+    def exists(self) -> bool:
+        """Whether the report is committed (its JSON exists)."""
+        return self.path.is_file()
+
+    def provenance(self) -> dict[str, Any]:
+        """The committed provenance record (the report must exist)."""
+        data = json.loads(self.path.read_text())
+        tabular = "meta" in data and "rows" in data  # the calibration tables
+        return data["meta"]["provenance"] if tabular else data["provenance"]
+
+    def stale(self) -> str:
+        """``""`` when current, else what changed and the command (``"missing"`` when absent)."""
+        if not self.exists():
+            return "missing"
+        return staleness(self.provenance(), REPO_ROOT, self.inputs)
+
+    def args(self) -> list[str]:
+        """The arguments that remake it: the committed ones, else ``default_args``."""
+        return list(self.provenance()["args"]) if self.exists() else list(self.default_args)
+
+    def command(self) -> list[str]:
+        """The command line (a list, run without a shell) that remakes it."""
+        return [sys.executable, "-m", self.module, *self.args()]
+
+
+_CAL = "evaluation.experiments.calibrate"
+#: Every committed report, in regeneration order.
+REPORTS: tuple[Report, ...] = (
+    Report(
+        "docs/calibration",
+        "docs/calibration/calibration.json",
+        _CAL,
+        inputs.CALIBRATION,
+        ("--jobs", "2"),
+    ),
+    Report(
+        "docs/calibration/uplink-bsr",
+        "docs/calibration/uplink-bsr/calibration.json",
+        _CAL,
+        inputs.CALIBRATION,
+        ("--fast-param", "uplink=bsr", "--out", "docs/calibration/uplink-bsr", "--jobs", "2"),
+    ),
+    Report(
+        "docs/calibration/nr",
+        "docs/calibration/nr/calibration.json",
+        _CAL,
+        inputs.CALIBRATION,
+        ("--scenarios", "nr", "--seeds", "3", "--sim-time-s", "6", "--jobs", "2"),
+    ),
+    Report(
+        "docs/xrc-reproduction",
+        "docs/xrc-reproduction/numbers.json",
+        "evaluation.experiments.xrc_paper",
+        inputs.XRC_PAPER,
+        ("--seeds", "3", "--jobs", "2", "--out", "docs/xrc-reproduction"),
+    ),
+    Report(
+        "docs/multi-agent",
+        "docs/multi-agent/numbers.json",
+        "evaluation.experiments.multi_agent",
+        inputs.MULTI_AGENT,
+        ("--jobs", "2", "--out", "docs/multi-agent"),
+    ),
+    Report(
+        "docs/zeus",
+        "docs/zeus/numbers.json",
+        "evaluation.experiments.zeus",
+        inputs.ZEUS,
+        ("--backend", "both", "--out", "docs/zeus", "--jobs", "2"),
+        optional=True,
+    ),
+)
+
+
+def by_name(name: str) -> Report:
+    """The report whose folder is ``name``.
+
+    Raises:
+        ValueError: An unknown name, listing the known ones.
+    """
+    for r in REPORTS:
+        if r.name == name.rstrip("/"):
+            return r
+    known = ", ".join(r.name for r in REPORTS)
+    raise ValueError(f"--only={name!r} is not a committed report: choose from {known}")
+
+
+def to_regenerate(
+    only: Sequence[str] = (), all_: bool = False, missing: bool = False
+) -> list[Report]:
+    """The reports to remake: those named (``only``), or every stale one (``all_``: every one).
+
+    A missing optional report is included only when named or with ``missing``.
+    """
+    chosen = [by_name(n) for n in only] if only else list(REPORTS)
+    out = []
+    for r in chosen:
+        if not r.exists() and r.optional and not (only or missing):
+            continue
+        if only or all_ or r.stale():
+            out.append(r)
+    return out
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """List the reports' staleness, or regenerate them; return the exit status."""
+    ap = argparse.ArgumentParser(
+        prog="python -m evaluation.experiments.reports",
+        description="List the committed reports' staleness, or regenerate the stale ones.",
+    )
+    ap.add_argument("--regenerate", action="store_true", help="rerun the stale reports, in order")
+    ap.add_argument("--all", action="store_true", help="with --regenerate: every report")
+    ap.add_argument("--missing", action="store_true", help="also make optional absent reports")
+    ap.add_argument("--only", nargs="+", default=[], metavar="NAME", help="these reports only")
+    ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    args = ap.parse_args(argv)
+    try:
+        todo = to_regenerate(args.only, args.all, args.missing)
+    except ValueError as exc:
+        ap.error(str(exc))
+    if not args.regenerate:
+        for r in REPORTS:
+            state = r.stale()
+            print(f"{r.name}: {'current' if not state else state}")
+        return 0
+    failed = []
+    for r in todo:
+        cmd = r.command()
+        print(f"[reports] {r.name}: {' '.join(cmd[1:])}", flush=True)
+        if args.dry_run:
+            continue
+        t0 = time.monotonic()
+        rc = subprocess.run(cmd, cwd=REPO_ROOT, check=False).returncode
+        print(f"[reports] {r.name}: exit {rc} after {time.monotonic() - t0:.0f} s", flush=True)
+        if rc != 0:
+            failed.append(r.name)
+    if failed:
+        print(f"[reports] failed: {', '.join(failed)}", file=sys.stderr)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
