@@ -134,14 +134,19 @@ def test_a_shared_mahimahi_slice_replays_within_2_percent(backend, cell):
 @needs_shared
 @pytest.mark.parametrize("backend", BACKENDS)
 def test_an_irish5g_slice_replays_on_an_nr_cell(backend):
+    # Seconds 8-11 of the download, about 20 Mbit/s shaped by the CQI (its first seconds, 0-0.2
+    # Mbit/s, starve TCP on ns-3 on either cell type: a few bytes per TTI or slot, mostly
+    # headers; from 24 s on it reaches 70-200 Mbit/s, where CUBIC overflows the 128-packet RLC
+    # buffer in slow start and waits for a timeout).
     spec = load_scenario(
         "traces/irish5g_static",
         sim_time_s=3.0,
+        channel={"trace_offset_s": 8},
         flows=[{"ue": 0, "cca": "cubic", "traffic": "bulk"}],
         cell=NR_CELL,
     )
     want, sent = check_replay(spec, backend)
-    # The per-slot synthesis (about 47 Mbit/s) reaches the UE: CUBIC's blocks from 1 s on.
+    # The per-slot synthesis reaches the UE: CUBIC's blocks from 1 s on.
     assert sent[10:].sum() >= 0.5 * want[10:].sum(), f"{backend}: {sent.sum()} of {want.sum()}"
 
 

@@ -87,11 +87,21 @@ CellgymNrTraceScheduler<Base>::CreateDlDci(NrMacSchedulerNs3::PointInFTPlane* sp
     // slot's downlink RBG-symbols.
     const uint64_t total = uint64_t{this->GetBandwidthInRbg()} * std::max<uint32_t>(m_symAvail, 1);
     const uint64_t used = std::min<uint64_t>(ueInfo->m_dlRBG.size(), total);
-    const uint64_t bytes = m_trace->BytesAt(m_slot) * used / total;
+    const uint64_t share = m_trace->BytesAt(m_slot) * used / total;
+    // What the UE's DCI of the slot before was too small to carry joins this TB.
+    uint64_t bytes = share;
+    auto carried = m_carry.find(ueInfo->m_rnti);
+    if (carried != m_carry.end())
+    {
+        bytes += carried->second.first + 1 == m_slot ? carried->second.second : 0;
+        m_carry.erase(carried);
+    }
     NS_LOG_DEBUG("slot " << m_slot << " UE " << ueInfo->m_rnti << " " << used << "/" << total
                          << " RBG-symbols: TB " << dci->m_tbSize << " -> " << bytes << " bytes");
     if (bytes < kMinTbBytes)
     {
+        m_carry[ueInfo->m_rnti] = {m_slot, bytes};
+        m_withheld(m_slot, ueInfo->m_rnti, static_cast<uint32_t>(share));
         ueInfo->m_dlTbSize = 0;
         return nullptr; // the caller resets the UE's metric and skips it
     }
@@ -117,9 +127,14 @@ template <>
 TypeId
 CellgymNrTraceSchedulerOfdmaPF::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::CellgymNrTraceSchedulerOfdmaPF")
-                            .SetParent<NrMacSchedulerOfdmaPF>()
-                            .AddConstructor<CellgymNrTraceSchedulerOfdmaPF>();
+    static TypeId tid
+        = TypeId("ns3::CellgymNrTraceSchedulerOfdmaPF")
+              .SetParent<NrMacSchedulerOfdmaPF>()
+              .AddConstructor<CellgymNrTraceSchedulerOfdmaPF>()
+              .AddTraceSource("WithheldTb",
+                              "A downlink TB under 10 bytes was withheld (its bytes carry over)",
+                              MakeTraceSourceAccessor(&CellgymNrTraceSchedulerOfdmaPF::m_withheld),
+                              "ns3::CellgymNrTraceSchedulerOfdmaPF::WithheldTracedCallback");
     return tid;
 }
 
@@ -127,9 +142,14 @@ template <>
 TypeId
 CellgymNrTraceSchedulerOfdmaRR::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::CellgymNrTraceSchedulerOfdmaRR")
-                            .SetParent<NrMacSchedulerOfdmaRR>()
-                            .AddConstructor<CellgymNrTraceSchedulerOfdmaRR>();
+    static TypeId tid
+        = TypeId("ns3::CellgymNrTraceSchedulerOfdmaRR")
+              .SetParent<NrMacSchedulerOfdmaRR>()
+              .AddConstructor<CellgymNrTraceSchedulerOfdmaRR>()
+              .AddTraceSource("WithheldTb",
+                              "A downlink TB under 10 bytes was withheld (its bytes carry over)",
+                              MakeTraceSourceAccessor(&CellgymNrTraceSchedulerOfdmaRR::m_withheld),
+                              "ns3::CellgymNrTraceSchedulerOfdmaRR::WithheldTracedCallback");
     return tid;
 }
 

@@ -7,7 +7,9 @@
 
 #include "ns3/nr-mac-scheduler-ofdma-pf.h"
 #include "ns3/nr-mac-scheduler-ofdma-rr.h"
+#include "ns3/traced-callback.h"
 
+#include <map>
 #include <memory>
 
 namespace ns3
@@ -23,9 +25,12 @@ class NrHelper;
  * The TB of a UE holding `u` of the slot's `R x S` RBG-symbols (R RBGs, S downlink data symbols
  * left after control, uplink and retransmissions) in slot `k` is `bytes[k] * u / (R x S)`:
  * `CreateDlDci` resizes the DCI the base class builds, before `NrMacSchedulerNs3` books its HARQ
- * process and asks the RLC for that many bytes (`AssignBytesToDlLC` reads `m_tbSize`). A share
- * below 10 bytes (5G-LENA's own floor for a DCI: MAC and RLC headers) creates no DCI: the slot's
- * RBGs are lost, no HARQ process is taken and the scheduler's view of the RLC queue stays. Slot
+ * process and asks the RLC for that many bytes (`AssignBytesToDlLC` reads `m_tbSize`). A TB
+ * below 10 bytes (5G-LENA's own floor for a DCI: MAC and RLC headers) is withheld: no DCI, no
+ * HARQ process, the scheduler's view of the RLC queue stays, and its bytes carry over to the UE's
+ * TB in the next slot (dropped when the UE gets no DCI then), so that a trace of under 10 bytes
+ * per slot (160 kbit/s at 0.5 ms) still gets through. `WithheldTb` names each withheld share
+ * (XRC's NR adapter counts its units as used, the TB that carries it counts its bytes). Slot
  * `k` is the one the trigger schedules (`SfnSf::Normalize`: slot 0 starts at t = 0).
  *
  * The trace is the downlink's capacity in every slot, as in the fast model, so the uplink data
@@ -51,6 +56,9 @@ class CellgymNrTraceScheduler : public Base
     /// @brief The capacity every scheduler built from now on replays (before InstallGnbDevice).
     static void SetCapacityTrace(std::shared_ptr<const CapacityTrace> trace);
 
+    /// Signature of `WithheldTb`: the slot's absolute index, the UE, the share withheld (bytes).
+    using WithheldTracedCallback = void (*)(uint64_t slot, uint16_t rnti, uint32_t bytes);
+
     /// Remember the slot being scheduled, then schedule it.
     void DoSchedDlTriggerReq(const NrMacSchedSapProvider::SchedDlTriggerReqParameters& p) override;
 
@@ -71,6 +79,10 @@ class CellgymNrTraceScheduler : public Base
     std::shared_ptr<const CapacityTrace> m_trace; //!< bytes per slot
     uint64_t m_slot{0};                           //!< absolute index of the slot scheduled
     mutable uint32_t m_symAvail{0};               //!< its downlink data symbols
+    /// Per UE: the bytes withheld in the slot named (they join its TB in the next slot).
+    mutable std::map<uint16_t, std::pair<uint64_t, uint64_t>> m_carry;
+    /// A TB under the floor was withheld (WithheldTracedCallback).
+    TracedCallback<uint64_t, uint16_t, uint32_t> m_withheld;
 };
 
 /// The trace-driven OFDMA proportional-fair scheduler (`ns3::CellgymNrTraceSchedulerOfdmaPF`).

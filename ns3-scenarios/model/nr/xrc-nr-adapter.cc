@@ -162,6 +162,21 @@ OnDlSchedulingTrace(XrcEnbAgent* agent, Time slot, uint32_t mu, NrSchedulingCall
                         true,
                         info.m_ndi != 0);
 }
+
+/// Trace replay: a TB the scheduler withheld (under 10 bytes) occupies its units in its slot and
+/// carries nothing; its bytes count in the UE's next TB (CellgymNrTraceScheduler).
+void
+OnWithheldTrace(XrcEnbAgent* agent, Time slot, uint64_t index, uint16_t rnti, uint32_t bytes)
+{
+    Simulator::Schedule(slot * static_cast<int64_t>(index) - Simulator::Now(),
+                        &XrcEnbAgent::OnTransportBlock,
+                        agent,
+                        rnti,
+                        -1,
+                        bytes,
+                        true,
+                        false);
+}
 } // namespace
 
 void
@@ -235,6 +250,9 @@ XrcNrAdapter::Install(Ptr<XrcEnbAgent> agent,
             MakeBoundCallback(
                 &OnDlSchedulingTrace, PeekPointer(agent), radio.tti, phy->GetNumerology()));
         NS_ABORT_MSG_IF(!ok, "cannot connect to NrGnbMac::DlScheduling");
+        const bool okWithheld = sched->TraceConnectWithoutContext(
+            "WithheldTb", MakeBoundCallback(&OnWithheldTrace, PeekPointer(agent), radio.tti));
+        NS_ABORT_MSG_IF(!okWithheld, "a trace needs CellgymNrTraceScheduler (WithheldTb)");
     }
     else
     {
