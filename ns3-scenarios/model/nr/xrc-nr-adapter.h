@@ -27,7 +27,8 @@ namespace ns3
  * - The averaging window counts slots: call SetWindowTtis with the window in slots.
  * - With a capacity trace (CellgymNrTraceScheduler sizes the TBs), a slot's units are shares of
  *   its trace bytes, as on LTE: a TB's units are its bytes over the slot's, idle units carry
- *   their share of them whatever the MCS, and each TB counts in the slot it is sent in.
+ *   their share of them whatever the MCS, and each TB counts in the slot it is sent in; a TB
+ *   the scheduler withheld (`WithheldTb`) occupies its units and carries nothing.
  */
 class XrcNrAdapter
 {
