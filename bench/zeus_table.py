@@ -8,10 +8,10 @@ CUBIC sweep, written to a temporary folder with every table and figure. Per cell
 runs each controller solo, twice and beside CUBIC (CUBIC solo and twice: 14 simulations), so the
 matrix is 48 cells x 14 + 12 x 7 Fig. 9 runs = 756 simulations.
 
-While the fast backend does not replay traces yet (``cellgym.traces.check_wired``), or with
-``--stand-in``, the same number of runs goes on the distance-channel cell ``single_flow``: one
-scenario with 4 x the seeds. A smaller ``--seeds`` / ``--duration`` is extrapolated to the full
-matrix by simulated seconds per wall second (printed beside the measured time).
+Without the shared traces, or with ``--stand-in``, the same number of runs goes on the
+distance-channel cell ``single_flow``: one scenario with 4 x the seeds. A smaller ``--seeds`` /
+``--duration`` is extrapolated to the full matrix by simulated seconds per wall second (printed
+beside the measured time).
 """
 
 from __future__ import annotations

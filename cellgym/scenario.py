@@ -31,7 +31,6 @@ from cellgym.traces.spec import (
     bottleneck_ns3_args,
     check_channel_trace,
     check_scenario_traces,
-    check_wired,
     resolve_buffers,
 )
 from cellgym.vocab import (
@@ -569,7 +568,6 @@ class ScenarioSpec:
             seed: ns-3 ``RngRun`` (>= 1).
         """
         check_range("seed", seed, 1, 2**31 - 1)
-        check_wired(self, "ns3")
         if self.buffer_bdp is not None:  # Zeus buffer regime -> packets
             return resolve_buffers(self, seed=seed).to_ns3_args(seed)
         return [

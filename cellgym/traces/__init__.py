@@ -36,7 +36,6 @@ from cellgym.traces.spec import (
     bdp_packets,
     bottleneck_series,
     channel_series,
-    check_wired,
     nominal_base_rtt_s,
     resolve_buffers,
 )
@@ -51,7 +50,6 @@ __all__ = [
     "bottleneck_series",
     "capacity_per_window",
     "channel_series",
-    "check_wired",
     "generate",
     "nominal_base_rtt_s",
     "parse_mahimahi",

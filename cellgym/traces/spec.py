@@ -2,10 +2,9 @@
 
 ``ChannelSpec`` (``cellgym/scenario.py``) holds the fields; this module checks them
 (``check_channel_trace``, ``check_scenario_traces``: called by the scenario's own validation),
-builds the series a backend replays (``channel_series``, ``bottleneck_series``), names the fields
-a backend does not read yet (``check_wired``), and turns the Zeus buffer regimes into packets
-(``bdp_packets``, ``resolve_buffers``). It reads scenarios by their attributes and never imports
-``cellgym.scenario`` (which imports it).
+builds the series a backend replays (``channel_series``, ``bottleneck_series``), and turns the
+Zeus buffer regimes into packets (``bdp_packets``, ``resolve_buffers``). It reads scenarios by
+their attributes and never imports ``cellgym.scenario`` (which imports it).
 
 Seeds: ``channel.trace_seed`` fixes the synthesis (Irish 5G) or generator (synthetic) draw for
 every run; ``None`` (default) uses the run's seed, so seeds replicate over channel realisations
@@ -129,40 +128,6 @@ def check_scenario_traces(spec: Any) -> None:
 
 def _has_bottleneck(spec: Any) -> bool:
     return bool(spec.bottleneck_trace) or spec.bottleneck_mbps > 0
-
-
-def channel_trace_wired(spec: Any, backend: str) -> bool:
-    """Whether ``backend`` replays a trace channel of ``spec``'s cell type.
-
-    The fast backend replays traces on LTE and NR cells; ns-3 on LTE cells (the proxy
-    scheduler of ``ns3-scenarios/model/cellgym-trace-scheduler.cc``); 5G-LENA is not wired yet.
-    """
-    return backend == "fast" or (backend == "ns3" and spec.cell.type == "lte")
-
-
-def unwired_fields(spec: Any, backend: str = "") -> list[str]:
-    """``field=value`` of the set trace fields that ``backend`` does not read yet."""
-    out = []
-    if spec.channel.source in TRACE_SOURCES and not channel_trace_wired(spec, backend):
-        where = f" on {spec.cell.type.upper()} cells" if backend == "ns3" else ""
-        out.append(f"scenario.channel.source={spec.channel.source!r}{where}")
-    return out
-
-
-def check_wired(spec: Any, backend: str) -> None:
-    """Raise ``SpecError`` when ``spec`` sets a trace field ``backend`` does not read yet.
-
-    So that nothing silently ignores a trace: each backend calls this where it builds its
-    simulation until the trace is wired in (docs/zeus.md, "left for the backends").
-    """
-    fields = unwired_fields(spec, backend)
-    if fields:
-        hint = (
-            " (resolve it first with cellgym.traces.resolve_buffers)"
-            if fields[0].startswith("scenario.buffer_bdp")
-            else ""
-        )
-        raise SpecError(f"{fields[0]} is not wired into the {backend} backend yet{hint}")
 
 
 # ------------------------------------------------------------------------------------------------

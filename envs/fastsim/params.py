@@ -17,7 +17,7 @@ import numpy as np
 
 from cellgym.fields import SEGMENT_BYTES
 from cellgym.scenario import ScenarioSpec, SpecError
-from cellgym.traces import check_wired, resolve_buffers
+from cellgym.traces import resolve_buffers
 from cellgym.vocab import NR_PROPAGATION_SCENARIOS, TRACE_SOURCES
 from envs.fastsim import nr
 from envs.fastsim.bottleneck import bottleneck_params
@@ -305,7 +305,6 @@ class FastSimParams:
             raise SpecError("fastsim.cqi_thresholds_db needs 15 values (CQI 1..15)")
         for i, f in enumerate(self.spec.flows):
             cca_code(f.cca, f"scenario.flows[{i}].cca")  # SpecError if the fast model has none
-        check_wired(self.spec, "fast")  # what the fast backend does not read
         if self.spec.buffer_bdp is not None:  # Zeus buffer regime -> packets
             object.__setattr__(self, "spec", resolve_buffers(self.spec))
         self._check_harq_and_nr()

@@ -570,8 +570,9 @@ main(int argc, char* argv[])
          "distance (the channel model), or the trace source the scenario names (mahimahi, "
          "irish5g, synthetic): then --capacityTrace is required"},
         {"capacityTrace",
-         "LTE: replay this capacity file (cellgym.traces.write_capacity_file, one value per "
-         "1 ms TTI) as the cell's capacity (docs/traces.md); empty: the channel's"},
+         "replay this capacity file (cellgym.traces.write_capacity_file, one value per TTI: "
+         "1 ms on LTE, the numerology's slot on NR) as the cell's capacity (docs/traces.md); "
+         "empty: the channel's"},
         {"recordPath", "write every step's observation to this CSV file"},
         {"recvTimeoutMs", "bridge receive timeout, ms (0: wait forever)"},
         {"fixedAction",
@@ -698,10 +699,6 @@ main(int argc, char* argv[])
                capacityTrace,
                "a capacity file exactly when --channelSource is a trace source (now '"
                    + channelSource + "')");
-    }
-    if (!capacityTrace.empty() && cellType != "lte")
-    {
-        BadArg("capacityTrace", capacityTrace, "empty on NR cells (5G-LENA replays no trace yet)");
     }
     const auto recvTimeoutMs = static_cast<int>(uintOpt("recvTimeoutMs", 0, 2'000'000'000));
 

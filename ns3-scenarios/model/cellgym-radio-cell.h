@@ -32,7 +32,7 @@ struct RadioCellConfig
     std::string los{"probabilistic"}; //!< NR: line of sight (probabilistic, los, nlos)
     std::string scheduler{"pf"};      //!< NR: OFDMA scheduler (pf, rr)
     std::string mcsTable{"64qam"};    //!< NR: MCS table (64qam: table 1, 256qam: table 2)
-    std::string capacityTrace;        //!< LTE: capacity file replayed per TTI (empty: channel)
+    std::string capacityTrace;        //!< capacity file replayed per TTI/slot (empty: channel)
     bool nrMacTrace{false};           //!< NR: write 5G-LENA's NrDlMacStats.txt to the cwd
 };
 

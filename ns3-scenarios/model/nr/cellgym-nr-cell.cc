@@ -2,6 +2,7 @@
 // The NR cell (--cellType=nr): one 5G-LENA gNB with its own EPC, the UEs at the configured
 // distances, TR 38.901 channel, ideal beamforming, OFDMA PF or RR, RLC UM, XRC's NR adapter.
 #include "cellgym-nr-blockage.h"
+#include "cellgym-nr-trace-scheduler.h"
 #include "cellgym-radio-cell.h"
 #include "xrc-bwp-manager-gnb.h"
 #include "xrc-nr-adapter.h"
@@ -31,8 +32,10 @@ constexpr double kFr2LowGhz = 24.25;
 } // namespace
 
 RadioCell
-BuildNrCell(const RadioCellConfig& cfg)
+BuildNrCell(const RadioCellConfig& given)
 {
+    // A capacity trace keeps the UEs near the gNB in line of sight (cellgym-nr-trace-scheduler.h).
+    const RadioCellConfig cfg = NrTraceCellConfig(given);
     Config::SetDefault("ns3::NrRlcUm::MaxTxBufferSize", UintegerValue(cfg.rlcBufferPkts * 1500));
     Config::SetDefault("ns3::NrGnbRrc::EpsBearerToRlcMapping", EnumValue(NrGnbRrc::RLC_UM_ALWAYS));
 
@@ -75,6 +78,8 @@ BuildNrCell(const RadioCellConfig& cfg)
     // retransmission (or connection) timeout of 1-3 s.
     nr->SetSchedulerAttribute("FixedMcsUl", BooleanValue(true));
     nr->SetSchedulerAttribute("StartingMcsUl", UintegerValue(kUlMcs));
+    // A capacity trace sizes the downlink TBs, with the error model off (docs/traces.md).
+    const std::shared_ptr<const CapacityTrace> trace = ConfigureNrTraceReplay(nr, cfg);
     nr->SetGnbPhyAttribute("Numerology", UintegerValue(cfg.numerology));
     nr->SetGnbPhyAttribute("TxPower", DoubleValue(kGnbTxPowerDbm));
     nr->SetUePhyAttribute("TxPower", DoubleValue(kUeTxPowerDbm));
@@ -103,7 +108,7 @@ BuildNrCell(const RadioCellConfig& cfg)
     channel->AssignChannelsToBands({band});
     auto allBwps = CcBwpCreator::GetAllBwps({band});
     Ptr<CellGymBlockageLoss> blockage;
-    if (cfg.frequencyGhz >= kFr2LowGhz)
+    if (cfg.frequencyGhz >= kFr2LowGhz && !trace)
     {
         // FR2: human-body blockage after the path loss (the fast backend's process).
         blockage = CreateObject<CellGymBlockageLoss>();
@@ -149,10 +154,10 @@ BuildNrCell(const RadioCellConfig& cfg)
 
     // The agent's window is --xrcWindowTtis milliseconds: that many 1-ms TTIs on LTE, 2^mu
     // times as many slots on NR.
-    cell.installAgent = [cfg](RadioCell& c)
+    cell.installAgent = [cfg, trace](RadioCell& c)
     {
         Ptr<NetDevice> s1u = CreateAgent(c, cfg, cfg.xrcWindowTtis << cfg.numerology);
-        XrcNrAdapter::Install(c.agent, c.bsDevs.Get(0), s1u);
+        XrcNrAdapter::Install(c.agent, c.bsDevs.Get(0), s1u, trace);
         for (uint32_t u = 0; u < cfg.numUes; ++u)
         {
             XrcNrAdapter::AddUe(c.agent, c.ueDevs.Get(u));

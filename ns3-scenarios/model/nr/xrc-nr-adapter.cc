@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "xrc-nr-adapter.h"
 
+#include "cellgym-capacity-trace.h"
 #include "xrc-bwp-manager-gnb.h"
 
 #include "ns3/nr-amc.h"
@@ -12,6 +13,7 @@
 #include "ns3/nr-rlc-sdu-status-tag.h"
 #include "ns3/nr-ue-net-device.h"
 #include "ns3/nr-ue-rrc.h"
+#include "ns3/simulator.h"
 
 #include <algorithm>
 #include <cmath>
@@ -140,10 +142,48 @@ OnDlScheduling(XrcEnbAgent* agent,
     // 5G-LENA traces new transmissions only (NrGnbMac::DoSchedConfigIndication, NDI = 1).
     agent->OnTransportBlock(info.m_rnti, info.m_mcs, info.m_tbSize, true, info.m_ndi != 0);
 }
+
+/// Trace replay: the MAC traces a TB when it schedules it, a few slots ahead; the agent gets it
+/// at the start of the slot it is sent in, whose trace bytes sized it.
+void
+OnDlSchedulingTrace(XrcEnbAgent* agent, Time slot, uint32_t mu, NrSchedulingCallbackInfo info)
+{
+    const int64_t wrap = (int64_t{UINT16_MAX} + 1) * 10 << mu; // the trace's 16-bit frames
+    const int64_t now = Simulator::Now().GetTimeStep() / slot.GetTimeStep();
+    const int64_t sent
+        = ((int64_t{info.m_frameNum} * 10 + info.m_subframeNum) << mu) + info.m_slotNum;
+    const int64_t ahead = ((sent - now) % wrap + wrap) % wrap;
+    Simulator::Schedule(slot * (now + ahead) - Simulator::Now(),
+                        &XrcEnbAgent::OnTransportBlock,
+                        agent,
+                        info.m_rnti,
+                        static_cast<int>(info.m_mcs),
+                        info.m_tbSize,
+                        true,
+                        info.m_ndi != 0);
+}
+
+/// Trace replay: a TB the scheduler withheld (under 10 bytes) occupies its units in its slot and
+/// carries nothing; its bytes count in the UE's next TB (CellgymNrTraceScheduler).
+void
+OnWithheldTrace(XrcEnbAgent* agent, Time slot, uint64_t index, uint16_t rnti, uint32_t bytes)
+{
+    Simulator::Schedule(slot * static_cast<int64_t>(index) - Simulator::Now(),
+                        &XrcEnbAgent::OnTransportBlock,
+                        agent,
+                        rnti,
+                        -1,
+                        bytes,
+                        true,
+                        false);
+}
 } // namespace
 
 void
-XrcNrAdapter::Install(Ptr<XrcEnbAgent> agent, Ptr<NetDevice> gnbDevice, Ptr<NetDevice> s1uDevice)
+XrcNrAdapter::Install(Ptr<XrcEnbAgent> agent,
+                      Ptr<NetDevice> gnbDevice,
+                      Ptr<NetDevice> s1uDevice,
+                      std::shared_ptr<const CapacityTrace> trace)
 {
     Ptr<NrGnbNetDevice> gnb = DynamicCast<NrGnbNetDevice>(gnbDevice);
     NS_ABORT_MSG_IF(!gnb, "XrcNrAdapter::Install needs an NrGnbNetDevice");
@@ -187,12 +227,42 @@ XrcNrAdapter::Install(Ptr<XrcEnbAgent> agent, Ptr<NetDevice> gnbDevice, Ptr<NetD
     };
     radio.rlcPath = "NrGnbRrc/UeMap/*/DataRadioBearerMap/*/NrRlc";
 
-    const bool ok = gnb->GetMac(0)->TraceConnectWithoutContext(
-        "DlScheduling", MakeBoundCallback(&OnDlScheduling, PeekPointer(agent), slot));
-    NS_ABORT_MSG_IF(!ok, "cannot connect to NrGnbMac::DlScheduling");
-    const bool okUl = gnb->GetMac(0)->TraceConnectWithoutContext(
-        "UlScheduling", MakeBoundCallback(&OnUlScheduling, slot));
-    NS_ABORT_MSG_IF(!okUl, "cannot connect to NrGnbMac::UlScheduling");
+    if (trace)
+    {
+        // CellgymNrTraceScheduler: a TB holds its share of the slot's trace bytes, idle units
+        // carry theirs (docs/traces.md). The agent closes slot k mid-slot and gets k's TBs at
+        // its start: both read the trace at the current time.
+        const double usable = radio.usableRbs;
+        radio.usableRbsNow = nullptr;
+        radio.rbsOf = [trace, usable](int, uint32_t bytes)
+        {
+            const double cap = trace->BytesAt(Simulator::Now());
+            return cap > 0
+                       ? static_cast<uint32_t>(std::min(usable, std::round(bytes * usable / cap)))
+                       : 0U;
+        };
+        radio.bytesOf = [trace, usable](int, double n)
+        {
+            return n <= 0 ? 0.0 : trace->BytesAt(Simulator::Now()) * std::min(n, usable) / usable;
+        };
+        const bool ok = gnb->GetMac(0)->TraceConnectWithoutContext(
+            "DlScheduling",
+            MakeBoundCallback(
+                &OnDlSchedulingTrace, PeekPointer(agent), radio.tti, phy->GetNumerology()));
+        NS_ABORT_MSG_IF(!ok, "cannot connect to NrGnbMac::DlScheduling");
+        const bool okWithheld = sched->TraceConnectWithoutContext(
+            "WithheldTb", MakeBoundCallback(&OnWithheldTrace, PeekPointer(agent), radio.tti));
+        NS_ABORT_MSG_IF(!okWithheld, "a trace needs CellgymNrTraceScheduler (WithheldTb)");
+    }
+    else
+    {
+        const bool ok = gnb->GetMac(0)->TraceConnectWithoutContext(
+            "DlScheduling", MakeBoundCallback(&OnDlScheduling, PeekPointer(agent), slot));
+        NS_ABORT_MSG_IF(!ok, "cannot connect to NrGnbMac::DlScheduling");
+        const bool okUl = gnb->GetMac(0)->TraceConnectWithoutContext(
+            "UlScheduling", MakeBoundCallback(&OnUlScheduling, slot));
+        NS_ABORT_MSG_IF(!okUl, "cannot connect to NrGnbMac::UlScheduling");
+    }
     XrcEnbAgent* a = PeekPointer(agent);
     ccm->Watch().report = [a](uint16_t rnti, uint8_t lcid, uint32_t q, uint16_t hol)
     {

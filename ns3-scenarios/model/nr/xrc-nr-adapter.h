@@ -6,6 +6,8 @@
 
 #include "ns3/net-device.h"
 
+#include <memory>
+
 namespace ns3
 {
 
@@ -23,6 +25,10 @@ namespace ns3
  *   have replaced the gNB's manager (XrcBwpManagerGnb::Replace) before UEs attach.
  * - Tail drops: NrRlc's `TxDrop` without an `NrRlcSduStatusTag` on the packet.
  * - The averaging window counts slots: call SetWindowTtis with the window in slots.
+ * - With a capacity trace (CellgymNrTraceScheduler sizes the TBs), a slot's units are shares of
+ *   its trace bytes, as on LTE: a TB's units are its bytes over the slot's, idle units carry
+ *   their share of them whatever the MCS, and each TB counts in the slot it is sent in; a TB
+ *   the scheduler withheld (`WithheldTb`) occupies its units and carries nothing.
  */
 class XrcNrAdapter
 {
@@ -32,8 +38,12 @@ class XrcNrAdapter
      * @param agent the agent
      * @param gnbDevice the NrGnbNetDevice (one BWP)
      * @param s1uDevice its S1-U device
+     * @param trace the cell's capacity per slot when it replays a trace (nullptr: the channel's)
      */
-    static void Install(Ptr<XrcEnbAgent> agent, Ptr<NetDevice> gnbDevice, Ptr<NetDevice> s1uDevice);
+    static void Install(Ptr<XrcEnbAgent> agent,
+                        Ptr<NetDevice> gnbDevice,
+                        Ptr<NetDevice> s1uDevice,
+                        std::shared_ptr<const CapacityTrace> trace = nullptr);
 
     /**
      * @brief Declare a UE (call after attaching it).
