@@ -43,8 +43,6 @@ from numba import njit, prange
 
 from envs.fastsim.channel import _move_ues, _place_ue
 from envs.fastsim.codes import (
-    CCA_RCP,
-    CCA_XCP,
     NO_RTT,
     RECOVERY_NS3_PRR,
     ROUTER_NONE,
@@ -66,7 +64,6 @@ from envs.fastsim.params import (
     FC_TRAFFIC,
     P_ATTACH_MS,
     P_DUPTHRESH,
-    P_HDR_BYTES,
     P_INIT_CWND_SEGS,
     P_MIN_RTO_MS,
     P_MOBILITY_PERIOD_MS,
@@ -82,6 +79,7 @@ from envs.fastsim.params import (
 from envs.fastsim.receiver import _uplink_tti
 from envs.fastsim.rlc import _enb_arrivals
 from envs.fastsim.rng import _rand
+from envs.fastsim.router_params import RP_KIND
 from envs.fastsim.senders.ack import _sender_acks
 from envs.fastsim.senders.dispatch import (
     _after_send,
@@ -89,6 +87,7 @@ from envs.fastsim.senders.dispatch import (
     _before_send,
     _on_step,
     _paced,
+    _payload_share,
 )
 from envs.fastsim.senders.send import _sender_send
 from envs.fastsim.state import (
@@ -236,7 +235,7 @@ def step_cell(
         _uplink_tti(b, t, p, fc, fi, ui, rcv)
         # 5. The XRC agent: HoL and the feedback of the tick; the bottleneck's XCP/RCP router.
         _agent_end_tti(b, t, p, fc, fi, ue, ui, rlc, fbr)
-        if p[P_ROUTER] != ROUTER_NONE:
+        if p[P_ROUTER + RP_KIND] != ROUTER_NONE:
             _router_tick(b, t, p, fc, fi, fx, ue, bnp, bqs, fbr)
         # 6. Senders.
         for f in range(nf):
@@ -272,8 +271,7 @@ def _observe(b, p, fc, fi, fx, ue, lost, cs, obs_f, obs_u):
         o[6] = fx[b, f, X_CWND] if started else 0.0
         o[7] = min(fx[b, f, X_SSTHRESH], 1e9) if started else 0.0
         o[8] = _pipe(fi, lost, b, f, dupthresh, p[P_RECOVERY] == RECOVERY_NS3_PRR) * seg
-        # XCP's and RCP's congestion header takes bytes of each segment's payload.
-        net = (seg - p[P_HDR_BYTES]) / seg if (cca == CCA_XCP or cca == CCA_RCP) else 1.0
+        net = _payload_share(cca, p, seg)  # XCP's and RCP's header takes payload bytes
         o[9] = fx[b, f, X_O_ACKED] * net
         o[10] = fx[b, f, X_O_RX] * net
         o[11] = fx[b, f, X_O_LOSS]

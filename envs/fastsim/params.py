@@ -22,19 +22,13 @@ from cellgym.vocab import NR_PROPAGATION_SCENARIOS, TRACE_SOURCES
 from envs.fastsim import nr
 from envs.fastsim.bottleneck import bottleneck_params
 from envs.fastsim.codes import (
-    CCA_RCP,
-    CCA_XCP,
     LOS_CODES,
     MOBILITY_CODES,
     PROPAGATION_CODES,
-    RCP_HEADER_BYTES,
     RECOVERY_CODES,
-    ROUTER_NONE,
-    ROUTER_OF_CCA,
     SCHEDULER_CODES,
     TRAFFIC_CODES,
     UPLINK_CODES,
-    XCP_HEADER_BYTES,
     cca_code,
 )
 from envs.fastsim.lte import (
@@ -46,6 +40,7 @@ from envs.fastsim.lte import (
     tbs_bytes,
     usable_rbs,
 )
+from envs.fastsim.router_params import RP_LEN, RouterKnobs, check_router, router_scalars
 from envs.fastsim.tables_nr import H_UT_M, SCENARIO_TABLE
 
 #: MAC schedulers (``FastSimParams.scheduler``; codes in ``codes.SCHEDULER_CODES``).
@@ -125,13 +120,8 @@ P_HARQ_MAX_TX = 58  # transmissions of a TB at most (then the TB is lost)
 P_HARQ_BLER_RETX = 59  # failure probability of a retransmission (soft combining)
 P_NR_NLOS_LOSS_DB = 60  # array gain lost without a line of sight, dB
 P_TRACE = 61  # 1: the cell's capacity per slot is a trace (``trace_capacity``), 0: the channel's
-P_ROUTER = 62  # codes.ROUTER_*: the bottleneck's explicit-feedback router (XCP, RCP) or none
-P_RT_ALPHA = 63  # the router's alpha (XCP's or RCP's)
-P_RT_BETA = 64  # the router's beta
-P_XCP_SHUFFLE = 65  # XCP: share of the capacity shuffled per control interval
-P_RCP_UPDATE_MS = 66  # RCP: update period T, ms (0: every average RTT d)
-P_HDR_BYTES = 67  # bytes of the congestion header in each data packet (0: none)
-P_LEN = 68
+P_ROUTER = 62  # the explicit-feedback router's (XCP, RCP) values from here: ``router_params.RP_*``
+P_LEN = P_ROUTER + RP_LEN
 
 # -- columns of the flow settings matrix ------------------------------------------------------
 FC_UE = 0
@@ -201,13 +191,7 @@ class FastSimParams:
         xrc_ramp_rtts: RTTs in which XRC's window reaches twnd from below.
         xrc_unfair_rtts: RTTs of high delay at twnd before XRC's unfairness mode.
         xrc_unfair_alpha: XRC's growth in the unfairness mode, segments per RTT.
-        xcp_alpha, xcp_beta: XCP's efficiency controller, phi = alpha d S - beta Q (Katabi et al.
-            and the evaluation paper: 0.4, 0.226; docs/explicit-feedback.md).
-        xcp_shuffle: XCP's bandwidth shuffling: this share of the capacity is redistributed per
-            control interval (0.1).
-        rcp_alpha, rcp_beta: RCP's rate update (equation 3 of the evaluation paper): 0.4, 0.226
-            as XCP's; the paper's FCT study uses 0.1, 1.0.
-        rcp_update_ms: RCP's update period T in ms (0: every average RTT d, as the paper).
+        explicit: Knobs of XCP's and RCP's router (``router_params.RouterKnobs`` or a mapping).
         tb_overhead_bytes: RLC/MAC header bytes per transport block.
         sdu_overhead_bytes: Extra RLC header bytes per additional SDU in a transport block.
         attach_ms: Earliest flow start (the UE's attach), in ms.
@@ -261,12 +245,7 @@ class FastSimParams:
     xrc_ramp_rtts: float = 2.0
     xrc_unfair_rtts: float = 10.0
     xrc_unfair_alpha: float = 10.0
-    xcp_alpha: float = 0.4
-    xcp_beta: float = 0.226
-    xcp_shuffle: float = 0.1
-    rcp_alpha: float = 0.4
-    rcp_beta: float = 0.226
-    rcp_update_ms: float = 0.0
+    explicit: RouterKnobs | None = None
     tb_overhead_bytes: int = 3
     sdu_overhead_bytes: int = 2
     attach_ms: int = 100
@@ -334,39 +313,8 @@ class FastSimParams:
         if self.spec.buffer_bdp is not None:  # Zeus buffer regime -> packets
             object.__setattr__(self, "spec", resolve_buffers(self.spec))
         self._check_harq_and_nr()
-        self._check_router()
+        object.__setattr__(self, "explicit", check_router(self.explicit, self.spec))
         _ = self._bottleneck  # a bottleneck trace's file and content, checked now
-
-    def _check_router(self) -> None:
-        """The router-assisted knobs, and one kind of router per scenario."""
-        for name, lo, hi in (
-            ("xcp_alpha", 0.0, 1.0),
-            ("xcp_beta", 0.0, 2.0),
-            ("xcp_shuffle", 0.0, 1.0),
-            ("rcp_alpha", 0.0, 1.0),
-            ("rcp_beta", 0.0, 2.0),
-            ("rcp_update_ms", 0.0, 10000.0),
-        ):
-            v = getattr(self, name)
-            if not (lo <= v <= hi) or (name.endswith("alpha") and v == 0.0):
-                low = "(" if name.endswith("alpha") else "["
-                raise SpecError(f"fastsim.{name}={v!r}: allowed {low}{lo:g}, {hi:g}]")
-        kinds = {ROUTER_OF_CCA.get(cca_code(f.cca), ROUTER_NONE) for f in self.spec.flows}
-        if len(kinds - {ROUTER_NONE}) > 1:
-            i = next(i for i, f in enumerate(self.spec.flows) if f.cca == "rcp")
-            raise SpecError(
-                f"scenario.flows[{i}].cca='rcp': XCP and RCP flows cannot share the bottleneck "
-                "(one router kind per scenario): allowed all xcp or all rcp"
-            )
-
-    @property
-    def router(self) -> int:
-        """``codes.ROUTER_*`` of the scenario's bottleneck: on when a flow runs XCP or RCP."""
-        for f in self.spec.flows:
-            kind = ROUTER_OF_CCA.get(cca_code(f.cca), ROUTER_NONE)
-            if kind != ROUTER_NONE:
-                return kind
-        return ROUTER_NONE
 
     def _check_harq_and_nr(self) -> None:
         def bad(name: str, allowed: str) -> SpecError:
@@ -560,15 +508,7 @@ class FastSimParams:
         p[P_HARQ_RTT_SLOTS] = self.nr_harq_rtt_slots if self.is_nr else self.harq_rtt_ttis
         p[P_HARQ_MAX_TX] = self.harq_max_tx
         p[P_HARQ_BLER_RETX] = self.harq_bler_retx
-        router = self.router
-        p[P_ROUTER] = router
-        xcp = any(cca_code(f.cca) == CCA_XCP for f in s.flows)
-        rcp = any(cca_code(f.cca) == CCA_RCP for f in s.flows)
-        p[P_RT_ALPHA] = self.rcp_alpha if rcp else self.xcp_alpha
-        p[P_RT_BETA] = self.rcp_beta if rcp else self.xcp_beta
-        p[P_XCP_SHUFFLE] = self.xcp_shuffle
-        p[P_RCP_UPDATE_MS] = self.rcp_update_ms
-        p[P_HDR_BYTES] = XCP_HEADER_BYTES if xcp else (RCP_HEADER_BYTES if rcp else 0)
+        p[P_ROUTER : P_ROUTER + RP_LEN] = router_scalars(self.explicit, s)
         if self.is_nr:
             self._nr_scalars(p, n_prb)
         if self.trace_driven:

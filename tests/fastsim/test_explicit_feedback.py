@@ -37,13 +37,18 @@ from envs.fastsim.params import (
     FC_LEN,
     FC_UE,
     P_LEN,
-    P_RCP_UPDATE_MS,
     P_ROUTER,
-    P_RT_ALPHA,
-    P_RT_BETA,
     P_RWND_SEGS,
     P_SEG_BYTES,
-    P_XCP_SHUFFLE,
+)
+from envs.fastsim.router_params import (
+    RP_ALPHA,
+    RP_BETA,
+    RP_HDR_BYTES,
+    RP_KIND,
+    RP_RCP_UPDATE_MS,
+    RP_XCP_SHUFFLE,
+    RouterKnobs,
 )
 from envs.fastsim.senders.rcp import _rcp_feedback, _rcp_start
 from envs.fastsim.senders.xcp import _xcp_feedback, _xcp_header
@@ -155,8 +160,8 @@ def test_xcp_interval_longer_than_d_scales_its_sums_to_d():
 
 def _router_arrays(n_flows: int, mode: int, alpha: float, beta: float):
     p = np.zeros(P_LEN)
-    p[P_ROUTER], p[P_RT_ALPHA], p[P_RT_BETA] = mode, alpha, beta
-    p[P_XCP_SHUFFLE], p[P_SEG_BYTES] = 0.1, 1000.0
+    p[P_ROUTER + RP_KIND], p[P_ROUTER + RP_ALPHA], p[P_ROUTER + RP_BETA] = mode, alpha, beta
+    p[P_ROUTER + RP_XCP_SHUFFLE], p[P_SEG_BYTES] = 0.1, 1000.0
     fc = np.zeros((n_flows, FC_LEN))
     fc[:, FC_UE] = 0
     fc[:, FC_D_DOWN_MS] = 2
@@ -248,7 +253,7 @@ def test_rcp_router_signals_its_rate_to_every_flow_in_payload_bytes():
     _router_packets(0, 5, p, fc, fi, fx, ue, bqs, fbr, True, 1502.0)
     assert fbr[0, :, 5, FB_RCP].tolist() == pytest.approx([1448.0] * 3)
     # RCP's update period: every rcp_update_ms when set, else every d.
-    p[P_RCP_UPDATE_MS] = 20.0
+    p[P_ROUTER + RP_RCP_UPDATE_MS] = 20.0
     row = np.zeros(RT_LEN)
     for t in range(19):
         _router_interval(row, 0, t, p, 1000.0, 0.0, 1000.0, 0.0)
@@ -304,19 +309,27 @@ def test_rcp_sender_paces_at_the_rate_from_its_syn_ack_then_from_its_acks():
 def test_parameters_validate_by_name_and_ns3_refuses_xcp_and_rcp():
     spec = ScenarioSpec(flows=[FlowSpec(cca="xcp"), FlowSpec(cca="xcp")])
     params = FastSimParams.from_spec(spec)
-    p = params.scalars()
-    assert p[P_ROUTER] == ROUTER_XCP and p[P_RT_ALPHA] == 0.4 and p[P_RT_BETA] == 0.226
+    p = params.scalars()[P_ROUTER:]
+    assert p[RP_KIND] == ROUTER_XCP and p[RP_ALPHA] == 0.4 and p[RP_BETA] == 0.226
+    assert p[RP_XCP_SHUFFLE] == 0.1 and p[RP_HDR_BYTES] == XCP_HEADER_BYTES == 20
     assert params.flow_config()[:, FC_CCA].tolist() == [CCA_XCP, CCA_XCP]
     rcp = FastSimParams.from_spec(
-        ScenarioSpec(flows=[FlowSpec(cca="rcp")]), rcp_alpha=0.1, rcp_beta=1.0
+        ScenarioSpec(flows=[FlowSpec(cca="rcp")]), explicit={"rcp_alpha": 0.1, "rcp_beta": 1.0}
     )
-    assert rcp.scalars()[P_RT_ALPHA] == 0.1 and rcp.scalars()[P_RT_BETA] == 1.0
+    p = rcp.scalars()[P_ROUTER:]
+    assert p[RP_KIND] == ROUTER_RCP and p[RP_ALPHA] == 0.1 and p[RP_BETA] == 1.0
+    assert p[RP_HDR_BYTES] == RCP_HEADER_BYTES == 16
+    assert rcp.explicit == RouterKnobs(rcp_alpha=0.1, rcp_beta=1.0)
     assert rcp.flow_config()[0, FC_CCA] == CCA_RCP
-    assert (XCP_HEADER_BYTES, RCP_HEADER_BYTES) == (20, 16)
-    with pytest.raises(SpecError, match=r"fastsim\.xcp_alpha=0\.0: allowed \(0, 1\]"):
-        FastSimParams.from_spec(spec, xcp_alpha=0.0)
-    with pytest.raises(SpecError, match=r"fastsim\.rcp_beta=3\.0: allowed \[0, 2\]"):
-        FastSimParams.from_spec(spec, rcp_beta=3.0)
+    # Scenarios without XCP or RCP: the router is off, no header.
+    off = FastSimParams.from_spec(ScenarioSpec(flows=[FlowSpec(cca="cubic")])).scalars()
+    assert off[P_ROUTER + RP_KIND] == 0 and off[P_ROUTER + RP_HDR_BYTES] == 0
+    with pytest.raises(SpecError, match=r"fastsim\.explicit\.xcp_alpha=0\.0: allowed \(0, 1\]"):
+        FastSimParams.from_spec(spec, explicit={"xcp_alpha": 0.0})
+    with pytest.raises(SpecError, match=r"fastsim\.explicit\.rcp_beta=3\.0: allowed \[0, 2\]"):
+        FastSimParams.from_spec(spec, explicit=RouterKnobs(rcp_beta=3.0))
+    with pytest.raises(SpecError, match=r"fastsim\.explicit\.gamma is not a knob"):
+        FastSimParams.from_spec(spec, explicit={"gamma": 0.1})
     with pytest.raises(SpecError, match=r"flows\[1\]\.cca='rcp': XCP and RCP flows cannot"):
         FastSimParams.from_spec(ScenarioSpec(flows=[FlowSpec(cca="xcp"), FlowSpec(cca="rcp")]))
     for cca in ("xcp", "rcp"):

@@ -32,15 +32,12 @@ from envs.fastsim.params import (
     FC_D_DOWN_MS,
     FC_UE,
     P_PDU_BYTES,
-    P_RCP_UPDATE_MS,
     P_ROUTER,
-    P_RT_ALPHA,
-    P_RT_BETA,
     P_SEG_BYTES,
     P_SLOTS_PER_MS,
     P_WINDOW_TTIS,
-    P_XCP_SHUFFLE,
 )
+from envs.fastsim.router_params import RP_ALPHA, RP_BETA, RP_KIND, RP_RCP_UPDATE_MS, RP_XCP_SHUFFLE
 from envs.fastsim.state import (
     BS_RT0,
     FB_H_CWND,
@@ -73,7 +70,7 @@ FIRST_INTERVAL_MS = 10.0
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _router_packets(b, t, p, fc, fi, fx, ue, bqs, fbr, wired, s):
     """The tick's packets at the router(s): the interval's sums, XCP's feedback per packet."""
-    mode = p[P_ROUTER]
+    mode = p[P_ROUTER + RP_KIND]
     seg = p[P_SEG_BYTES]
     ring = fbr.shape[2]
     slot = t & (ring - 1)
@@ -110,7 +107,7 @@ def _router_interval(row, base, t, p, s, q, cap, opp_bytes):
     ``q``: its queue now, bytes; ``cap``: its capacity, bytes per ms (< 0: the delivery
     opportunities' bytes ``opp_bytes`` summed over the interval).
     """
-    mode = p[P_ROUTER]
+    mode = p[P_ROUTER + RP_KIND]
     if row[base + RT_D] <= 0:
         row[base + RT_D] = FIRST_INTERVAL_MS
         row[base + RT_START] = float(t)
@@ -119,8 +116,8 @@ def _router_interval(row, base, t, p, s, q, cap, opp_bytes):
     row[base + RT_CAPACC] += opp_bytes
     elapsed = t + 1.0 - row[base + RT_START]
     period = row[base + RT_D]
-    if mode == ROUTER_RCP and p[P_RCP_UPDATE_MS] > 0:
-        period = p[P_RCP_UPDATE_MS]
+    if mode == ROUTER_RCP and p[P_ROUTER + RP_RCP_UPDATE_MS] > 0:
+        period = p[P_ROUTER + RP_RCP_UPDATE_MS]
     if elapsed < period:
         return
     if cap < 0:
@@ -129,11 +126,13 @@ def _router_interval(row, base, t, p, s, q, cap, opp_bytes):
     d = row[base + RT_SUM_RS] / rb if rb > 0 else row[base + RT_D]
     d = max(d, 1.0)
     y_rate = row[base + RT_IN] / elapsed
+    alpha = p[P_ROUTER + RP_ALPHA]
+    beta = p[P_ROUTER + RP_BETA]
     if mode == ROUTER_XCP:
-        _xcp_control(row, base, cap, y_rate, elapsed, d, p[P_RT_ALPHA], p[P_RT_BETA],
-                     p[P_XCP_SHUFFLE])  # fmt: skip
+        shuffle = p[P_ROUTER + RP_XCP_SHUFFLE]
+        _xcp_control(row, base, cap, y_rate, elapsed, d, alpha, beta, shuffle)
     else:
-        _rcp_update(row, base, cap, y_rate, q, elapsed, d, p[P_RT_ALPHA], p[P_RT_BETA], s)
+        _rcp_update(row, base, cap, y_rate, q, elapsed, d, alpha, beta, s)
     row[base + RT_C] = cap
     row[base + RT_D] = d
     row[base + RT_START] = t + 1.0

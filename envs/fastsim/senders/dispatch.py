@@ -25,7 +25,8 @@ from envs.fastsim.codes import (
     ST_RECOVERY,
     UPLINK_BSR,
 )
-from envs.fastsim.params import P_SEG_BYTES, P_UPLINK
+from envs.fastsim.params import P_ROUTER, P_SEG_BYTES, P_UPLINK
+from envs.fastsim.router_params import RP_HDR_BYTES
 from envs.fastsim.senders.agent import _agent_apply, _agent_command
 from envs.fastsim.senders.bbr import (
     _bbr_acks,
@@ -55,6 +56,14 @@ from envs.fastsim.state import I_CSTATE, X_CMD_CWND, X_CWND, X_SRTT, X_SSTHRESH
 def _paced(cca):
     """The model paces its segments (when it has a pacing rate): BBR, the agent's sender, RCP."""
     return cca == CCA_BBR or cca == CCA_AGENT or cca == CCA_RCP
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _payload_share(cca, p, seg):
+    """Share of a segment that is data: XCP's and RCP's congestion header takes the rest."""
+    if cca == CCA_XCP or cca == CCA_RCP:
+        return (seg - p[P_ROUTER + RP_HDR_BYTES]) / seg
+    return 1.0
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
