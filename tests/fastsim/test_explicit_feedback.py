@@ -11,10 +11,11 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cellgym import controllers
 from cellgym.fields import FLOW, UE
 from cellgym.metrics import jain_index
 from cellgym.scenario import FlowSpec, ScenarioSpec
-from cellgym.vocab import SpecError
+from cellgym.vocab import EXPLICIT_CCAS, FAST_ONLY_CCAS, SpecError
 from envs.fastsim import FastCellBatch, FastSimParams
 from envs.fastsim.bottleneck import BN_WIRE_BYTES
 from envs.fastsim.codes import (
@@ -336,6 +337,16 @@ def test_parameters_validate_by_name_and_ns3_refuses_xcp_and_rcp():
         ns3 = ScenarioSpec(flows=[FlowSpec(cca="cubic"), FlowSpec(cca=cca)])
         with pytest.raises(SpecError, match=rf"flows\[1\]\.cca='{cca}' does not run on the ns3"):
             ns3.to_ns3_args(seed=1)
+
+
+def test_registry_lists_xcp_and_rcp_as_fast_only_natives():
+    fast_only = [n for n, c in controllers.CONTROLLERS.items() if c.backends == ("fast",)]
+    assert tuple(fast_only) == FAST_ONLY_CCAS == EXPLICIT_CCAS == ("xcp", "rcp")
+    for name in EXPLICIT_CCAS:
+        assert controllers.is_native(name)
+        assert controllers.CONTROLLERS[name].fast_model == name
+        with pytest.raises(SpecError, match=rf"controllers\[0\]='{name}' does not run on backend"):
+            controllers.get(name, backend="ns3", field_name="controllers[0]")
 
 
 # -- whole runs -----------------------------------------------------------------------------------
