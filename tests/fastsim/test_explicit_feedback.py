@@ -210,6 +210,17 @@ def test_router_interval_ends_after_the_average_rtt_and_starts_the_next():
     assert row[RT_IN] == 0.0 and row[RT_QMIN] == 6000.0
 
 
+def test_router_on_a_trace_link_takes_the_intervals_delivery_opportunities_as_capacity():
+    # A Mahimahi link offers 1, 0, 2, 1, ... packets per ms: over the first 10 ms interval
+    # 1 + 0 + 2 + 1 + 1 + 0 + 2 + 1 + 1 + 0 = 9 packets of 1502 B: C = 9 x 1502 / 10 B/ms.
+    p, *_ = _router_arrays(1, ROUTER_RCP, 0.4, 0.226)
+    row = np.zeros(RT_LEN)
+    for t, opp in enumerate([1, 0, 2, 1, 1, 0, 2, 1, 1, 0]):
+        _router_interval(row, 0, t, p, 1502.0, 0.0, -1.0, opp * 1502.0)
+    assert row[RT_C] == pytest.approx(9 * 1502 / 10)
+    assert row[RT_RATE] == pytest.approx(9 * 1502 / 10)  # min(C (1 + 0.4), C)
+
+
 # -- RCP's router ---------------------------------------------------------------------------------
 def test_rcp_rate_follows_equation_3():
     # C = 1000 B/ms, d = T = 100 ms, alpha = 0.4, beta = 0.226, packets of 1000 B.
