@@ -15,7 +15,9 @@ Adding a controller: its files in one folder per backend (``ns3-scenarios/model/
 >>> CONTROLLERS["xrc_policy"].kind
 'policy'
 >>> names(kind="native", backend="fast")
-['cubic', 'newreno', 'linuxreno', 'bbr', 'veno', 'xrc']
+['cubic', 'newreno', 'linuxreno', 'bbr', 'veno', 'xrc', 'xcp', 'rcp']
+>>> names(kind="native", backend="ns3")[-2:]
+['dctcp', 'xrc']
 """
 
 from __future__ import annotations
@@ -115,6 +117,23 @@ def _registry() -> dict[str, Controller]:
         },
         ns3_type="ns3::TcpXrc",
         fast_model="xrc",
+    )
+    out["xcp"] = Controller(
+        name="xcp",
+        kind="native",
+        backends=("fast",),
+        summary="XCP: window sender, per-packet feedback from the bottleneck's efficiency and "
+        "fairness controllers",
+        code={"fast": "envs/fastsim/senders/xcp.py"},
+        fast_model="xcp",
+    )
+    out["rcp"] = Controller(
+        name="rcp",
+        kind="native",
+        backends=("fast",),
+        summary="RCP: paces at the bottleneck's common rate R(t)",
+        code={"fast": "envs/fastsim/senders/rcp.py"},
+        fast_model="rcp",
     )
     out["xrc_policy"] = Controller(
         name="xrc_policy",

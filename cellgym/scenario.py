@@ -37,6 +37,7 @@ from cellgym.vocab import (
     CCAS,
     CELL_TYPES,
     CHANNEL_SOURCES,
+    FAST_ONLY_CCAS,
     LTE_BANDWIDTHS_RBS,
     MOBILITY_MODES,
     NR_BANDWIDTHS_MHZ,
@@ -568,6 +569,12 @@ class ScenarioSpec:
             seed: ns-3 ``RngRun`` (>= 1).
         """
         check_range("seed", seed, 1, 2**31 - 1)
+        for i, f in enumerate(self.flows):
+            if f.cca in FAST_ONLY_CCAS:
+                raise SpecError(
+                    f"scenario.flows[{i}].cca={f.cca!r} does not run on the ns3 backend yet "
+                    "(router-assisted, fast backend only: docs/explicit-feedback.md)"
+                )
         if self.buffer_bdp is not None:  # Zeus buffer regime -> packets
             return resolve_buffers(self, seed=seed).to_ns3_args(seed)
         return [

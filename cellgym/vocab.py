@@ -65,8 +65,14 @@ NS3_TCPS: tuple[str, ...] = (
     "ledbat",
     "dctcp",
 )
-#: Congestion controls that run natively in the simulator: ns-3's TCPs and CellGym's XRC sender.
-NATIVE_CCAS: tuple[str, ...] = (*NS3_TCPS, "xrc")
+#: Router-assisted congestion controls with an explicit-feedback header (docs/explicit-feedback.md):
+#: XCP (window, per-packet feedback) and RCP (one rate per bottleneck).
+EXPLICIT_CCAS: tuple[str, ...] = ("xcp", "rcp")
+#: Congestion controls that run natively in the simulator: ns-3's TCPs, CellGym's XRC sender and
+#: the router-assisted ones.
+NATIVE_CCAS: tuple[str, ...] = (*NS3_TCPS, "xrc", *EXPLICIT_CCAS)
+#: Native congestion controls only the fast backend runs so far (ns-3 refuses them by field).
+FAST_ONLY_CCAS: tuple[str, ...] = EXPLICIT_CCAS
 #: The value of ``FlowSpec.cca`` for the flow a Python policy drives.
 AGENT_CCA = "agent"
 #: Every value of ``FlowSpec.cca``.

@@ -38,6 +38,8 @@ CCA_CUBIC = 1
 CCA_BBR = 2
 CCA_XRC = 3
 CCA_AGENT = 4
+CCA_XCP = 5
+CCA_RCP = 6
 #: Sender model name (``senders/<name>.py``) -> code.
 SENDER_MODEL_CODES: dict[str, int] = {
     "newreno": CCA_NEWRENO,
@@ -45,6 +47,8 @@ SENDER_MODEL_CODES: dict[str, int] = {
     "bbr": CCA_BBR,
     "xrc": CCA_XRC,
     AGENT_CCA: CCA_AGENT,
+    "xcp": CCA_XCP,
+    "rcp": CCA_RCP,
 }
 
 # -- traffic of a flow (``FC_TRAFFIC``) ---------------------------------------------------------
@@ -93,6 +97,19 @@ LOS_CODES: dict[str, int] = {
     "nlos": LOS_NEVER,
 }
 assert set(LOS_CODES) == set(NR_LOS_CONDITIONS)
+
+# -- the router-assisted bottleneck (``P_ROUTER``, ``enb_agents/router.py``) ------------------
+ROUTER_NONE = 0  # no flow carries an explicit-feedback header: the router logic is off
+ROUTER_XCP = 1  # XCP's efficiency and fairness controllers (``enb_agents/xcp.py``)
+ROUTER_RCP = 2  # RCP's common rate (``enb_agents/rcp.py``)
+#: Sender model code -> the router it needs.
+ROUTER_OF_CCA: dict[int, int] = {CCA_XCP: ROUTER_XCP, CCA_RCP: ROUTER_RCP}
+#: Bytes of the congestion header in every data packet (taken from the segment's payload: the
+#: packet stays an MTU on the wire). XCP (draft-falk-xcp): format/protocol/length word, RTT,
+#: X (inter-packet time), delta throughput, reverse feedback, 4 bytes each. RCP: a word, RTT,
+#: rate and reverse rate.
+XCP_HEADER_BYTES = 20
+RCP_HEADER_BYTES = 16
 
 # -- a sender's congestion state (``I_CSTATE``) -------------------------------------------------
 ST_OPEN = 0

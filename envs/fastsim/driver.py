@@ -24,7 +24,9 @@ Per tick and cell, in this order (``step_cell``):
 5. XRC agent (``enb_agents/xrc.py``): per UE the capacity of new transport blocks plus its
    share of idle RBs over the last ``xrc_window_ttis`` slots (after each slot); C_i = C /
    active flows; HoL = now - arrival of the RLC head packet. Rate and HoL are stored by time
-   and reach the sender after the uplink core delay.
+   and reach the sender after the uplink core delay. With XCP or RCP flows, the bottleneck's
+   router (``enb_agents/router.py``: per UE at the eNB, or at the wired bottleneck) counts the
+   tick's packets, hands out XCP's feedback or RCP's rate, and closes its control interval.
 6. Senders (``senders/``): ACK processing (RTT, loss detection at 3 segments above a hole, fast
    recovery, RTO), window growth (NewReno, CUBIC with HyStart, a BBR model, XRC, agent; the
    model's hooks in ``senders/dispatch.py``), then retransmissions and new segments within the
@@ -40,7 +42,15 @@ import numpy as np
 from numba import njit, prange
 
 from envs.fastsim.channel import _move_ues, _place_ue
-from envs.fastsim.codes import NO_RTT, RECOVERY_NS3_PRR, SSTHRESH_INF, TRAFFIC_SHORT, UPLINK_BSR
+from envs.fastsim.codes import (
+    NO_RTT,
+    RECOVERY_NS3_PRR,
+    ROUTER_NONE,
+    SSTHRESH_INF,
+    TRAFFIC_SHORT,
+    UPLINK_BSR,
+)
+from envs.fastsim.enb_agents.router import _router_tick
 from envs.fastsim.enb_agents.xrc import _agent_end_tti, _agent_slot, _flow_rate_mbps
 from envs.fastsim.loss_record import _pipe
 from envs.fastsim.mac import _mac
@@ -59,6 +69,7 @@ from envs.fastsim.params import (
     P_MOBILITY_PERIOD_MS,
     P_PDU_BYTES,
     P_RECOVERY,
+    P_ROUTER,
     P_SEG_BYTES,
     P_SLOTS_PER_MS,
     P_START_JITTER_MS,
@@ -68,6 +79,7 @@ from envs.fastsim.params import (
 from envs.fastsim.receiver import _uplink_tti
 from envs.fastsim.rlc import _enb_arrivals
 from envs.fastsim.rng import _rand
+from envs.fastsim.router_params import RP_KIND
 from envs.fastsim.senders.ack import _sender_acks
 from envs.fastsim.senders.dispatch import (
     _after_send,
@@ -75,6 +87,7 @@ from envs.fastsim.senders.dispatch import (
     _before_send,
     _on_step,
     _paced,
+    _payload_share,
 )
 from envs.fastsim.senders.send import _sender_send
 from envs.fastsim.state import (
@@ -220,16 +233,18 @@ def step_cell(
             _agent_slot(b, t, slot + s, p, fc, fi, ue, capr, tbs, trc)
         # 4. Receivers: delayed-ACK timeout, then their state by time (the uplink).
         _uplink_tti(b, t, p, fc, fi, ui, rcv)
-        # 5. The XRC agent: HoL and the feedback of the tick.
+        # 5. The XRC agent: HoL and the feedback of the tick; the bottleneck's XCP/RCP router.
         _agent_end_tti(b, t, p, fc, fi, ue, ui, rlc, fbr)
+        if p[P_ROUTER + RP_KIND] != ROUTER_NONE:
+            _router_tick(b, t, p, fc, fi, fx, ue, bnp, bqs, fbr)
         # 6. Senders.
         for f in range(nf):
             cca = int(fc[f, FC_CCA])
             _before_acks(cca, b, f, t, p, fc, fx, bw, rcv)
             _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost)
-            _before_send(cca, b, f, t, fi, fx, bw)
+            _before_send(cca, b, f, t, p, fc, fi, fx, bw, fbr)
             _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost)
-            _after_send(cca, b, f, p, fi, fx, lost)
+            _after_send(cca, b, f, t, p, fi, fx, lost, fbr)
         cs[b, CS_T_MS] = t + 1
     _observe(b, p, fc, fi, fx, ue, lost, cs, obs_f, obs_u)
 
@@ -256,15 +271,16 @@ def _observe(b, p, fc, fi, fx, ue, lost, cs, obs_f, obs_u):
         o[6] = fx[b, f, X_CWND] if started else 0.0
         o[7] = min(fx[b, f, X_SSTHRESH], 1e9) if started else 0.0
         o[8] = _pipe(fi, lost, b, f, dupthresh, p[P_RECOVERY] == RECOVERY_NS3_PRR) * seg
-        o[9] = fx[b, f, X_O_ACKED]
-        o[10] = fx[b, f, X_O_RX]
+        net = _payload_share(cca, p, seg)  # XCP's and RCP's header takes payload bytes
+        o[9] = fx[b, f, X_O_ACKED] * net
+        o[10] = fx[b, f, X_O_RX] * net
         o[11] = fx[b, f, X_O_LOSS]
         o[12] = fx[b, f, X_O_RETX]
         pace = fx[b, f, X_PACING]
         o[13] = pace * 8.0 / 1000.0 if (pace > 0 and _paced(cca)) else 0.0
         o[14] = 1.0 if fi[b, f, I_RUNNING] > 0 else 0.0
         o[15] = _flow_rate_mbps(b, f, t_end - 1, p, fc, fi, ue)
-        o[16] = fx[b, f, X_O_SENT]
+        o[16] = fx[b, f, X_O_SENT] * net
         o[17] = fx[b, f, X_FCT_S]
         fx[b, f, X_O_RTT_SUM] = 0.0
         fx[b, f, X_O_RTT_N] = 0.0

@@ -38,6 +38,7 @@ from envs.fastsim.state import (
     I_LAST_ARR_MS,
     I_LOST_HEAD,
     I_LOST_LEN,
+    I_RT_ARR,
     I_RTX_HEAD,
     I_RTX_LEN,
     R_AIRLOST,
@@ -93,7 +94,12 @@ def _rlc_push(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost):
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _arrive(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost, wired, bnp, bqs, bq):
-    """A segment reaches the eNB, or the wired bottleneck's buffer when ``wired``."""
+    """A segment reaches the eNB, or the wired bottleneck's buffer when ``wired``.
+
+    Either is the bottleneck's router of the explicit-feedback controls: it counts the packet
+    (``enb_agents/router.py`` reads the count at the end of the tick).
+    """
+    fi[b, f, I_RT_ARR] += 1
     if not wired:
         _rlc_push(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost)
     elif not _bn_push(b, f, seq, send, retx, t, bnp, bqs, bq):

@@ -62,7 +62,8 @@ I_UL_LAST_T = 37  # queueing time of the latest of them, ms
 I_ACK_CUM = 38  # receiver state carried by its latest ACK: next expected segment
 I_ACK_HIGH = 39  # ... highest received + 1
 I_ACK_UNIQ = 40  # ... distinct segments received
-I_LEN = 41
+I_RT_ARR = 41  # packets of the flow that reached the bottleneck (router) in the current tick
+I_LEN = 42
 
 # -- per flow, reals (float64 [B, F, X_LEN]) ---------------------------------------------------
 X_CWND = 0  # congestion window, bytes
@@ -148,7 +149,10 @@ X_PRR_RFS = 73  # RecoverFS: bytes in flight when recovery began
 X_B_LOSTOUT = 74  # segments ns-3's TcpTxBuffer marks lost (GetLost), at the latest ACK
 X_B_SEEN_RAW = 75  # BBR: segments of the per-TTI ACK stream (``V_UNIQ_RAW``) already sampled
 X_B_PRIOR_INFL = 76  # BBR: bytes in flight after the latest sends (the next ACK's priorInFlight)
-X_LEN = 77
+# Router-assisted congestion control (XCP, RCP; ``enb_agents/router.py``, ``senders/xcp.py``)
+X_RT_FB = 77  # router: the flow's XCP feedback so far (sum over its packets), payload bytes
+X_XCP_SEEN = 78  # sender: the part of it already applied to the window
+X_LEN = 79
 BBR_FILTER = 10  # rounds in BBR's max-bandwidth filter
 BBR_SEND_RING = 1024  # ms of send-time records (``bw`` after the filter: 4 values per ms)
 
@@ -179,7 +183,25 @@ HARQ_PROCS = 8  # retransmission chains pending at once per UE (NR has 16 HARQ p
 HQ_DUE = 0  # slot of the next retransmission
 HQ_RBS = 1  # its RBs (those of the first transmission)
 HQ_LEFT = 2  # retransmissions still to come (0: the process is free)
-U_LEN = U_HQ + 3 * HARQ_PROCS
+U_RT0 = U_HQ + 3 * HARQ_PROCS  # the UE's router (XCP, RCP at the eNB): RT_LEN values from here
+# -- a router's state (RT_* from U_RT0 of a UE, or from BS_RT0 of the wired bottleneck) -------
+RT_START = 0  # start of the current control interval, ms
+RT_D = 1  # its length (the average RTT of the previous interval), ms (0: not started)
+RT_IN = 2  # input traffic of the interval, bytes on the wire
+RT_RTT_BYTES = 3  # of which bytes whose header carries an RTT
+RT_SUM_RS = 4  # sum of rtt * s over those packets (ms bytes)
+RT_SUM_RSC = 5  # sum of rtt * s / cwnd over those packets (ms)
+RT_QMIN = 6  # XCP: the smallest queue of the interval (the persistent queue), bytes
+RT_XIP = 7  # XCP: xi_p, the positive feedback factor of the interval
+RT_XIN = 8  # XCP: xi_n, the negative feedback factor
+RT_CAPACC = 9  # trace link: bytes of delivery opportunities in the interval
+RT_RATE = 10  # RCP: the common rate R, bytes on the wire per ms (0: not set)
+RT_PHI = 11  # XCP: the aggregate feedback phi of the latest interval, bytes
+RT_C = 12  # the capacity the latest update used, bytes per ms
+RT_LEN = 13
+U_LEN = U_RT0 + RT_LEN
+#: The wired bottleneck's router in ``bqs``: after its own columns.
+BS_RT0 = BS_COLS
 
 # -- per UE, integers (int64 [B, U, UI_LEN]) ---------------------------------------------------
 UI_RLC_HEAD = 0  # RLC ring: head
@@ -210,6 +232,14 @@ V_DUPACKS = 6
 V_UNIQ_RAW = 7
 V_LAST_RAW = 8
 V_LEN = 9
+# explicit-feedback ring (float64 [B, F, L, FB_LEN]), indexed by time
+FB_RATE = 0  # XRC's C_i at the eNB, Mbit/s
+FB_HOL = 1  # XRC's HoL at the eNB, ms
+FB_XCP = 2  # the router's XCP feedback of the flow so far (``X_RT_FB``), payload bytes
+FB_RCP = 3  # the RCP rate of the flow's router, payload bytes per ms
+FB_H_CWND = 4  # the congestion header the sender wrote at that time: cwnd, bytes
+FB_H_RTT = 5  # and RTT, ms (0: none yet)
+FB_LEN = 6
 # lost-segment ring entries (int64 [B, F, K, 2]): seq, state (``codes.LOST_*``)
 
 
@@ -231,7 +261,8 @@ class CellState:
             transmitted, waiting for HARQ and in-order delivery).
         capr: ``[B, U, W]`` the agent's per-TTI capacity ring.
         rcv: ``[B, F, L, V_LEN]`` receiver state by time (for the ACK path's delay).
-        fbr: ``[B, F, L, 2]`` explicit rate and HoL at the eNB by time.
+        fbr: ``[B, F, L, FB_LEN]`` explicit feedback by time: XRC's rate and HoL at the eNB,
+            the router's XCP feedback so far and RCP rate, the sender's congestion header.
         dl: ``[B, F, L, 3]`` new segments by eNB arrival time: from, to, send time.
         rtx: ``[B, F, K, 3]`` retransmissions on their way: seq, eNB arrival, send time.
         lost: ``[B, F, K, 2]`` segments dropped at the RLC: seq, state.
@@ -279,14 +310,14 @@ class CellState:
             rlc=np.zeros((batch, u, q, R_LEN), np.int64),
             capr=np.zeros((batch, u, w)),
             rcv=np.zeros((batch, f, ring, V_LEN), np.int64),
-            fbr=np.zeros((batch, f, ring, 2)),
+            fbr=np.zeros((batch, f, ring, FB_LEN)),
             dl=np.zeros((batch, f, ring, 3), np.int64),
             rtx=np.zeros((batch, f, LOST_SLOTS, 3), np.int64),
             lost=np.zeros((batch, f, LOST_SLOTS, 2), np.int64),
             obs_flows=np.zeros((batch, f, 18)),
             obs_ues=np.zeros((batch, u, 7)),
             act=np.zeros((batch, f, 3)),
-            bqs=np.zeros((batch, BS_COLS)),
+            bqs=np.zeros((batch, BS_COLS + RT_LEN)),
             bq=np.zeros((batch, params.bottleneck_slots, BQ_LEN), np.int64),
         )
 

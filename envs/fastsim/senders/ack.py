@@ -25,6 +25,7 @@ from envs.fastsim.senders.dispatch import (
     _enter_recovery,
     _exit_recovery,
     _on_acks,
+    _on_feedback,
     _on_loss_state,
     _on_open,
     _own_recovery,
@@ -120,6 +121,7 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
         fx[b, f, X_FB_HOL] = fbr[b, f, fslot, 1]
         if fbr[b, f, fslot, 0] > 0:
             fx[b, f, X_X_HASFB] = 1.0
+        _on_feedback(cca, b, f, fi, fx, fbr, fslot, seg)
     una = fi[b, f, I_UNA]
     acked = max(v_cum - una, 0)
     fi[b, f, I_VIEW_HIGH] = v_high

@@ -18,12 +18,15 @@ from envs.fastsim.codes import (
     CCA_AGENT,
     CCA_BBR,
     CCA_CUBIC,
+    CCA_RCP,
+    CCA_XCP,
     CCA_XRC,
     ST_LOSS,
     ST_RECOVERY,
     UPLINK_BSR,
 )
-from envs.fastsim.params import P_UPLINK
+from envs.fastsim.params import P_ROUTER, P_SEG_BYTES, P_UPLINK
+from envs.fastsim.router_params import RP_HDR_BYTES
 from envs.fastsim.senders.agent import _agent_apply, _agent_command
 from envs.fastsim.senders.bbr import (
     _bbr_acks,
@@ -41,6 +44,8 @@ from envs.fastsim.senders.cubic import (
     _cubic_ssthresh,
 )
 from envs.fastsim.senders.newreno import _newreno_increase, _newreno_ssthresh
+from envs.fastsim.senders.rcp import _rcp_feedback, _rcp_start, _rcp_window
+from envs.fastsim.senders.xcp import _xcp_feedback, _xcp_header
 from envs.fastsim.senders.xrc import _xrc_increase, _xrc_on_loss, _xrc_pkts_acked
 from envs.fastsim.state import I_CSTATE, X_CMD_CWND, X_CWND, X_SRTT, X_SSTHRESH
 
@@ -49,8 +54,16 @@ from envs.fastsim.state import I_CSTATE, X_CMD_CWND, X_CWND, X_SRTT, X_SSTHRESH
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _paced(cca):
-    """The model paces its segments (when it has a pacing rate): BBR, and the agent's sender."""
-    return cca == CCA_BBR or cca == CCA_AGENT
+    """The model paces its segments (when it has a pacing rate): BBR, the agent's sender, RCP."""
+    return cca == CCA_BBR or cca == CCA_AGENT or cca == CCA_RCP
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _payload_share(cca, p, seg):
+    """Share of a segment that is data: XCP's and RCP's congestion header takes the rest."""
+    if cca == CCA_XCP or cca == CCA_RCP:
+        return (seg - p[P_ROUTER + RP_HDR_BYTES]) / seg
+    return 1.0
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -76,17 +89,30 @@ def _before_acks(cca, b, f, t, p, fc, fx, bw, rcv):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _before_send(cca, b, f, t, fi, fx, bw):
-    """Before the TTI's sends: the delivery state BBR's segments of this TTI carry."""
+def _before_send(cca, b, f, t, p, fc, fi, fx, bw, fbr):
+    """Before the TTI's sends: BBR's delivery state of the TTI; RCP's rate before its ACKs."""
     if cca == CCA_BBR:
         _bbr_record_send_state(b, f, t, fi, fx, bw)
+    elif cca == CCA_RCP:
+        _rcp_start(b, f, t, p, fc, fi, fx, fbr, p[P_SEG_BYTES])
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _after_send(cca, b, f, p, fi, fx, lost):
-    """After the TTI's sends: BBR's in flight (and lost count) for the next ACK."""
+def _after_send(cca, b, f, t, p, fi, fx, lost, fbr):
+    """After the TTI's sends: BBR's in flight and lost count; XCP's and RCP's header."""
     if cca == CCA_BBR:
         _bbr_count_marked(b, f, p, fi, fx, lost)
+    elif cca == CCA_XCP or cca == CCA_RCP:
+        _xcp_header(b, f, t, fx, fbr)
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _on_feedback(cca, b, f, fi, fx, fbr, fslot, seg):
+    """ACKs arrive with the router's explicit feedback (``fbr`` at ``fslot``): XCP, RCP."""
+    if cca == CCA_XCP:
+        _xcp_feedback(fx, fi, b, f, fbr, fslot, seg)
+    elif cca == CCA_RCP:
+        _rcp_feedback(fx, b, f, fbr, fslot)
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -174,6 +200,10 @@ def _on_acks(
         _bbr_acks(
             b, f, t, p, fi, fx, bw, rng, lost, delivered_segs, rtt_last, v_high, dupthresh, seg
         )
+    elif cca == CCA_XCP:
+        return  # the window moves by the router's feedback only (``_on_feedback``)
+    elif cca == CCA_RCP:
+        _rcp_window(fx, b, f, p, seg)
     elif n_adv > 0:
         base = grown // n_adv
         extra = grown - base * n_adv
