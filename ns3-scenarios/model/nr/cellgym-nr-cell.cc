@@ -12,7 +12,9 @@
 #include "ns3/nr-module.h"
 
 #include <cmath>
+#include <fstream>
 #include <map>
+#include <memory>
 
 namespace ns3
 {
@@ -28,6 +30,69 @@ constexpr double kUeTxPowerDbm = 23.0;
 constexpr uint8_t kUlMcs = 10;
 /// Lowest FR2 carrier, GHz (TS 38.101-2): blockage applies from here up.
 constexpr double kFr2LowGhz = 24.25;
+} // namespace
+
+namespace
+{
+/// Diagnosis (--nrMacTrace=2): 5G-LENA's uplink MAC and PHY traces (NrUlMacStats.txt,
+/// RxPacketTrace.txt: every received TB's SINR, CQI, redundancy version and outcome), and our
+/// own CellGymNrCqi.txt (every downlink CQI report a UE sends), CellGymNrHarq.txt (every
+/// downlink HARQ feedback at the gNB) and CellGymNrBlockage.txt (blockage transitions), all in
+/// the working directory.
+void
+EnableNrDiagnosticTraces(Ptr<NrHelper> nr, RadioCell& cell, Ptr<CellGymBlockageLoss> blockage)
+{
+    nr->EnableUlMacSchedTraces();
+    nr->EnableDlDataPhyTraces();
+    nr->EnableUlPhyTraces();
+    auto cqi = std::make_shared<std::ofstream>("CellGymNrCqi.txt");
+    *cqi << "time_s\trnti\twbCqi\tmcs\trank\n";
+    for (uint32_t u = 0; u < cell.ueDevs.GetN(); ++u)
+    {
+        DynamicCast<NrUeNetDevice>(cell.ueDevs.Get(u))
+            ->GetPhy(0)
+            ->TraceConnectWithoutContext("CqiFeedbackTrace",
+                                         MakeBoundCallback(
+                                             +[](std::shared_ptr<std::ofstream> f,
+                                                 uint16_t rnti,
+                                                 uint8_t wbCqi,
+                                                 uint8_t mcs,
+                                                 uint8_t rank)
+                                             {
+                                                 *f << Simulator::Now().GetSeconds() << '\t' << rnti
+                                                    << '\t' << +wbCqi << '\t' << +mcs << '\t'
+                                                    << +rank << std::endl;
+                                             },
+                                             cqi));
+    }
+    auto harq = std::make_shared<std::ofstream>("CellGymNrHarq.txt");
+    *harq << "time_s\trnti\tharqId\tack\tnumRetx\n";
+    DynamicCast<NrGnbNetDevice>(cell.bsDevs.Get(0))
+        ->GetMac(0)
+        ->TraceConnectWithoutContext("DlHarqFeedback",
+                                     MakeBoundCallback(
+                                         +[](std::shared_ptr<std::ofstream> f, const DlHarqInfo& h)
+                                         {
+                                             *f << Simulator::Now().GetSeconds() << '\t' << h.m_rnti
+                                                << '\t' << +h.m_harqProcessId << '\t'
+                                                << (h.IsReceivedOk() ? 1 : 0) << '\t'
+                                                << +h.m_numRetx << std::endl;
+                                         },
+                                         harq));
+    if (blockage)
+    {
+        auto blk = std::make_shared<std::ofstream>("CellGymNrBlockage.txt");
+        *blk << "time_s\tblocked\n";
+        blockage->TraceConnectWithoutContext(
+            "Transition",
+            MakeBoundCallback(
+                +[](std::shared_ptr<std::ofstream> f, Time t, bool blocked)
+                {
+                    *f << t.GetSeconds() << '\t' << (blocked ? 1 : 0) << std::endl;
+                },
+                blk));
+    }
+}
 } // namespace
 
 RadioCell
@@ -142,9 +207,21 @@ BuildNrCell(const RadioCellConfig& cfg)
             ->SetDefaultRoute(epc->GetUeDefaultGatewayAddress(), 1);
         nr->AttachToGnb(cell.ueDevs.Get(u), cell.bsDevs.Get(0));
     }
-    if (cfg.nrMacTrace)
+    if (cfg.nrMacTrace >= 1)
     {
         nr->EnableDlMacSchedTraces();
+    }
+    if (cfg.nrMacTrace >= 2)
+    {
+        EnableNrDiagnosticTraces(nr, cell, blockage);
+    }
+    if (cfg.nrMacTrace >= 3)
+    {
+        // Every control message (SR, BSR, DCI, CQI, HARQ feedback) at both ends' MAC and PHY.
+        nr->EnableGnbMacCtrlMsgsTraces();
+        nr->EnableUeMacCtrlMsgsTraces();
+        nr->EnableGnbPhyCtrlMsgsTraces();
+        nr->EnableUePhyCtrlMsgsTraces();
     }
 
     // The agent's window is --xrcWindowTtis milliseconds: that many 1-ms TTIs on LTE, 2^mu
