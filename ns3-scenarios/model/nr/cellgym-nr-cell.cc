@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The NR cell (--cellType=nr): one 5G-LENA gNB with its own EPC, the UEs at the configured
 // distances, TR 38.901 channel, ideal beamforming, OFDMA PF or RR, RLC UM, XRC's NR adapter.
+#include "cellgym-nr-beamforming.h"
 #include "cellgym-nr-blockage.h"
 #include "cellgym-radio-cell.h"
 #include "xrc-bwp-manager-gnb.h"
@@ -116,14 +117,22 @@ BuildNrCell(const RadioCellConfig& cfg)
 
     Ptr<NrPointToPointEpcHelper> epc = CreateObject<NrPointToPointEpcHelper>();
     Ptr<IdealBeamformingHelper> beamforming = CreateObject<IdealBeamformingHelper>();
-    beamforming->SetAttribute("BeamformingMethod", TypeIdValue(DirectPathBeamforming::GetTypeId()));
+    // Direct-path beams with one beam identity per UE direction (cellgym-nr-beamforming.h): with
+    // 5G-LENA's shared empty identity, its OFDMA scheduler put UEs in different directions in
+    // the same symbols, which its PHY sends with one beam, the first UE's.
+    beamforming->SetAttribute("BeamformingMethod",
+                              TypeIdValue(CellGymDirectPathBeamforming::GetTypeId()));
     Ptr<NrHelper> nr = CreateObject<NrHelper>();
     nr->SetBeamformingHelper(beamforming);
-    // Channel state from periodic CSI-RS and CSI-IM over the whole carrier, not from the last
-    // PDSCH: a CQI measured on the few RBs of a small TB (which get the whole transmit power
-    // and, under TR 38.901's frequency-selective fading, may sit on a peak) sent the next
-    // full-band TB out at an MCS it could not decode.
-    nr->SetAttribute("CsiFeedbackFlags", UintegerValue(CQI_CSI_RS | CQI_CSI_IM));
+    // Channel state from periodic CSI-RS over the whole carrier, not from the last PDSCH: a CQI
+    // measured on the few RBs of a small TB (which get the whole transmit power and, under TR
+    // 38.901's frequency-selective fading, may sit on a peak) sent the next full-band TB out at
+    // an MCS it could not decode. A report is triggered by the CSI-IM and also by the UE's own
+    // PDSCH (CQI_PDSCH_MIMO; the channel is still the CSI-RS's): 5G-LENA sends the CSI-IM report
+    // only if the UE's own data is under way when the CSI-IM ends, so a UE whose beam got later
+    // symbols of the slot never reported, its CQI expired after 1 s and, at the starting MCS 0,
+    // the OFDMA scheduler dropped its DCIs ("TBS < 10").
+    nr->SetAttribute("CsiFeedbackFlags", UintegerValue(CQI_CSI_RS | CQI_CSI_IM | CQI_PDSCH_MIMO));
     nr->SetEpcHelper(epc);
     nr->SetSchedulerTypeId(TypeId::LookupByName(
         cfg.scheduler == "rr" ? "ns3::NrMacSchedulerOfdmaRR" : "ns3::NrMacSchedulerOfdmaPF"));
