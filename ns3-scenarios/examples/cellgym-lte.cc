@@ -291,7 +291,7 @@ ParseNrOptions(std::map<std::string, std::string>& opt,
     cfg.los = opt["los"];
     cfg.scheduler = opt["scheduler"];
     cfg.mcsTable = opt["mcsTable"];
-    cfg.nrMacTrace = ParseUint("nrMacTrace", opt["nrMacTrace"], 0, 1) == 1;
+    cfg.nrMacTrace = static_cast<uint32_t>(ParseUint("nrMacTrace", opt["nrMacTrace"], 0, 3));
 }
 
 /// Everything the step loop reads and writes.
@@ -545,7 +545,12 @@ main(int argc, char* argv[])
         {"mcsTable", "NR: MCS table: 64qam (table 1), 256qam (table 2)"},
         {"nrMacTrace",
          "NR: 1 writes 5G-LENA's downlink MAC scheduling trace (NrDlMacStats.txt: every TB's "
-         "slot, symbols, MCS and size) to the working directory"},
+         "slot, symbols, MCS and size) to the working directory; 2 also its uplink MAC trace, "
+         "its PHY traces (RxPacketTrace.txt: every received TB's SINR, CQI, HARQ version and "
+         "outcome) and CellGymNrCqi.txt, CellGymNrHarq.txt (every CQI report and HARQ "
+         "feedback at the gNB) and CellGymNrBlockage.txt (FR2 blockage transitions); 3 also "
+         "every control message at the MAC and PHY of both ends (SR, BSR, DCI, CQI, HARQ), for "
+         "diagnosis"},
         {"numUes", "number of UEs"},
         {"distances", "initial UE distances, m, comma-separated (one value: all UEs)"},
         {"mobility", "static, or random: each UE jumps to a uniform distance every period"},

@@ -33,7 +33,7 @@ struct RadioCellConfig
     std::string scheduler{"pf"};      //!< NR: OFDMA scheduler (pf, rr)
     std::string mcsTable{"64qam"};    //!< NR: MCS table (64qam: table 1, 256qam: table 2)
     std::string capacityTrace;        //!< capacity file replayed per TTI/slot (empty: channel)
-    bool nrMacTrace{false};           //!< NR: write 5G-LENA's NrDlMacStats.txt to the cwd
+    uint32_t nrMacTrace{0}; //!< NR traces in the cwd: 1 MAC DL, 2 + PHY, CQI, HARQ, 3 + ctrl
 };
 
 /// A built cell: one base station with its core network, the UEs attached, the agent hooked in.

@@ -4,6 +4,7 @@
 #include "ns3/double.h"
 #include "ns3/mobility-model.h"
 #include "ns3/simulator.h"
+#include "ns3/trace-source-accessor.h"
 
 #include <algorithm>
 #include <cmath>
@@ -16,24 +17,30 @@ NS_OBJECT_ENSURE_REGISTERED(CellGymBlockageLoss);
 TypeId
 CellGymBlockageLoss::GetTypeId()
 {
-    static TypeId tid = TypeId("ns3::CellGymBlockageLoss")
-                            .SetParent<PropagationLossModel>()
-                            .AddConstructor<CellGymBlockageLoss>()
-                            .AddAttribute("BlockedLossDb",
-                                          "Loss while a link is blocked, dB",
-                                          DoubleValue(25.0),
-                                          MakeDoubleAccessor(&CellGymBlockageLoss::m_lossDb),
-                                          MakeDoubleChecker<double>(0.0))
-                            .AddAttribute("BlockedMeanMs",
-                                          "Mean blocked sojourn, ms",
-                                          DoubleValue(250.0),
-                                          MakeDoubleAccessor(&CellGymBlockageLoss::m_blockedMeanMs),
-                                          MakeDoubleChecker<double>(1.0))
-                            .AddAttribute("ClearMeanMs",
-                                          "Mean unblocked sojourn, ms",
-                                          DoubleValue(2000.0),
-                                          MakeDoubleAccessor(&CellGymBlockageLoss::m_clearMeanMs),
-                                          MakeDoubleChecker<double>(1.0));
+    static TypeId tid
+        = TypeId("ns3::CellGymBlockageLoss")
+              .SetParent<PropagationLossModel>()
+              .AddConstructor<CellGymBlockageLoss>()
+              .AddAttribute("BlockedLossDb",
+                            "Loss while a link is blocked, dB",
+                            DoubleValue(25.0),
+                            MakeDoubleAccessor(&CellGymBlockageLoss::m_lossDb),
+                            MakeDoubleChecker<double>(0.0))
+              .AddAttribute("BlockedMeanMs",
+                            "Mean blocked sojourn, ms",
+                            DoubleValue(250.0),
+                            MakeDoubleAccessor(&CellGymBlockageLoss::m_blockedMeanMs),
+                            MakeDoubleChecker<double>(1.0))
+              .AddAttribute("ClearMeanMs",
+                            "Mean unblocked sojourn, ms",
+                            DoubleValue(2000.0),
+                            MakeDoubleAccessor(&CellGymBlockageLoss::m_clearMeanMs),
+                            MakeDoubleChecker<double>(1.0))
+              .AddTraceSource("Transition",
+                              "A link turned blocked (true) or clear (false), "
+                              "at the given time",
+                              MakeTraceSourceAccessor(&CellGymBlockageLoss::m_transition),
+                              "ns3::CellGymBlockageLoss::TransitionCallback");
     return tid;
 }
 
@@ -69,6 +76,7 @@ CellGymBlockageLoss::Advance(Ptr<MobilityModel> a, Ptr<MobilityModel> b) const
     while (now >= link.next)
     {
         link.blocked = !link.blocked;
+        m_transition(link.next, link.blocked);
         link.next += Sojourn(link.blocked);
     }
     return link;

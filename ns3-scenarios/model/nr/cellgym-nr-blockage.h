@@ -8,6 +8,7 @@
 #include "ns3/nstime.h"
 #include "ns3/propagation-loss-model.h"
 #include "ns3/random-variable-stream.h"
+#include "ns3/traced-callback.h"
 
 #include <map>
 #include <utility>
@@ -51,6 +52,9 @@ class CellGymBlockageLoss : public PropagationLossModel
     double m_clearMeanMs;
     Ptr<UniformRandomVariable> m_uniform;
     mutable std::map<std::pair<const MobilityModel*, const MobilityModel*>, Link> m_links;
+    /// A link's state changed: when (the end of the sojourn, not when it was noticed) and the
+    /// new state (true: blocked).
+    TracedCallback<Time, bool> m_transition;
 };
 
 } // namespace ns3

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The NR cell (--cellType=nr): one 5G-LENA gNB with its own EPC, the UEs at the configured
 // distances, TR 38.901 channel, ideal beamforming, OFDMA PF or RR, RLC UM, XRC's NR adapter.
+#include "cellgym-nr-beamforming.h"
 #include "cellgym-nr-blockage.h"
 #include "cellgym-nr-trace-scheduler.h"
 #include "cellgym-radio-cell.h"
@@ -13,7 +14,9 @@
 #include "ns3/nr-module.h"
 
 #include <cmath>
+#include <fstream>
 #include <map>
+#include <memory>
 
 namespace ns3
 {
@@ -29,6 +32,69 @@ constexpr double kUeTxPowerDbm = 23.0;
 constexpr uint8_t kUlMcs = 10;
 /// Lowest FR2 carrier, GHz (TS 38.101-2): blockage applies from here up.
 constexpr double kFr2LowGhz = 24.25;
+} // namespace
+
+namespace
+{
+/// Diagnosis (--nrMacTrace=2): 5G-LENA's uplink MAC and PHY traces (NrUlMacStats.txt,
+/// RxPacketTrace.txt: every received TB's SINR, CQI, redundancy version and outcome), and our
+/// own CellGymNrCqi.txt (every downlink CQI report a UE sends), CellGymNrHarq.txt (every
+/// downlink HARQ feedback at the gNB) and CellGymNrBlockage.txt (blockage transitions), all in
+/// the working directory.
+void
+EnableNrDiagnosticTraces(Ptr<NrHelper> nr, RadioCell& cell, Ptr<CellGymBlockageLoss> blockage)
+{
+    nr->EnableUlMacSchedTraces();
+    nr->EnableDlDataPhyTraces();
+    nr->EnableUlPhyTraces();
+    auto cqi = std::make_shared<std::ofstream>("CellGymNrCqi.txt");
+    *cqi << "time_s\trnti\twbCqi\tmcs\trank\n";
+    for (uint32_t u = 0; u < cell.ueDevs.GetN(); ++u)
+    {
+        DynamicCast<NrUeNetDevice>(cell.ueDevs.Get(u))
+            ->GetPhy(0)
+            ->TraceConnectWithoutContext("CqiFeedbackTrace",
+                                         MakeBoundCallback(
+                                             +[](std::shared_ptr<std::ofstream> f,
+                                                 uint16_t rnti,
+                                                 uint8_t wbCqi,
+                                                 uint8_t mcs,
+                                                 uint8_t rank)
+                                             {
+                                                 *f << Simulator::Now().GetSeconds() << '\t' << rnti
+                                                    << '\t' << +wbCqi << '\t' << +mcs << '\t'
+                                                    << +rank << std::endl;
+                                             },
+                                             cqi));
+    }
+    auto harq = std::make_shared<std::ofstream>("CellGymNrHarq.txt");
+    *harq << "time_s\trnti\tharqId\tack\tnumRetx\n";
+    DynamicCast<NrGnbNetDevice>(cell.bsDevs.Get(0))
+        ->GetMac(0)
+        ->TraceConnectWithoutContext("DlHarqFeedback",
+                                     MakeBoundCallback(
+                                         +[](std::shared_ptr<std::ofstream> f, const DlHarqInfo& h)
+                                         {
+                                             *f << Simulator::Now().GetSeconds() << '\t' << h.m_rnti
+                                                << '\t' << +h.m_harqProcessId << '\t'
+                                                << (h.IsReceivedOk() ? 1 : 0) << '\t'
+                                                << +h.m_numRetx << std::endl;
+                                         },
+                                         harq));
+    if (blockage)
+    {
+        auto blk = std::make_shared<std::ofstream>("CellGymNrBlockage.txt");
+        *blk << "time_s\tblocked\n";
+        blockage->TraceConnectWithoutContext(
+            "Transition",
+            MakeBoundCallback(
+                +[](std::shared_ptr<std::ofstream> f, Time t, bool blocked)
+                {
+                    *f << t.GetSeconds() << '\t' << (blocked ? 1 : 0) << std::endl;
+                },
+                blk));
+    }
+}
 } // namespace
 
 RadioCell
@@ -54,14 +120,22 @@ BuildNrCell(const RadioCellConfig& given)
 
     Ptr<NrPointToPointEpcHelper> epc = CreateObject<NrPointToPointEpcHelper>();
     Ptr<IdealBeamformingHelper> beamforming = CreateObject<IdealBeamformingHelper>();
-    beamforming->SetAttribute("BeamformingMethod", TypeIdValue(DirectPathBeamforming::GetTypeId()));
+    // Direct-path beams with one beam identity per UE direction (cellgym-nr-beamforming.h): with
+    // 5G-LENA's shared empty identity, its OFDMA scheduler put UEs in different directions in
+    // the same symbols, which its PHY sends with one beam, the first UE's.
+    beamforming->SetAttribute("BeamformingMethod",
+                              TypeIdValue(CellGymDirectPathBeamforming::GetTypeId()));
     Ptr<NrHelper> nr = CreateObject<NrHelper>();
     nr->SetBeamformingHelper(beamforming);
-    // Channel state from periodic CSI-RS and CSI-IM over the whole carrier, not from the last
-    // PDSCH: a CQI measured on the few RBs of a small TB (which get the whole transmit power
-    // and, under TR 38.901's frequency-selective fading, may sit on a peak) sent the next
-    // full-band TB out at an MCS it could not decode.
-    nr->SetAttribute("CsiFeedbackFlags", UintegerValue(CQI_CSI_RS | CQI_CSI_IM));
+    // Channel state from periodic CSI-RS over the whole carrier, not from the last PDSCH: a CQI
+    // measured on the few RBs of a small TB (which get the whole transmit power and, under TR
+    // 38.901's frequency-selective fading, may sit on a peak) sent the next full-band TB out at
+    // an MCS it could not decode. A report is triggered by the CSI-IM and also by the UE's own
+    // PDSCH (CQI_PDSCH_MIMO; the channel is still the CSI-RS's): 5G-LENA sends the CSI-IM report
+    // only if the UE's own data is under way when the CSI-IM ends, so a UE whose beam got later
+    // symbols of the slot never reported, its CQI expired after 1 s and, at the starting MCS 0,
+    // the OFDMA scheduler dropped its DCIs ("TBS < 10").
+    nr->SetAttribute("CsiFeedbackFlags", UintegerValue(CQI_CSI_RS | CQI_CSI_IM | CQI_PDSCH_MIMO));
     nr->SetEpcHelper(epc);
     nr->SetSchedulerTypeId(TypeId::LookupByName(
         cfg.scheduler == "rr" ? "ns3::NrMacSchedulerOfdmaRR" : "ns3::NrMacSchedulerOfdmaPF"));
@@ -147,9 +221,21 @@ BuildNrCell(const RadioCellConfig& given)
             ->SetDefaultRoute(epc->GetUeDefaultGatewayAddress(), 1);
         nr->AttachToGnb(cell.ueDevs.Get(u), cell.bsDevs.Get(0));
     }
-    if (cfg.nrMacTrace)
+    if (cfg.nrMacTrace >= 1)
     {
         nr->EnableDlMacSchedTraces();
+    }
+    if (cfg.nrMacTrace >= 2)
+    {
+        EnableNrDiagnosticTraces(nr, cell, blockage);
+    }
+    if (cfg.nrMacTrace >= 3)
+    {
+        // Every control message (SR, BSR, DCI, CQI, HARQ feedback) at both ends' MAC and PHY.
+        nr->EnableGnbMacCtrlMsgsTraces();
+        nr->EnableUeMacCtrlMsgsTraces();
+        nr->EnableGnbPhyCtrlMsgsTraces();
+        nr->EnableUePhyCtrlMsgsTraces();
     }
 
     // The agent's window is --xrcWindowTtis milliseconds: that many 1-ms TTIs on LTE, 2^mu

@@ -88,15 +88,22 @@ struct NrSlotSymbols
     uint32_t dlSymbols{0};                 //!< the most symbols a downlink TB of it spans
     std::map<int64_t, uint32_t> ulSymbols; //!< slot -> the most symbols an uplink TB spans
 
-    /// Slots in 1024 frames, where 5G-LENA's frame numbers wrap.
+    /// Slots in 2^16 frames, where the 16-bit frame number of 5G-LENA's scheduling traces
+    /// (`NrSchedulingCallbackInfo`) wraps; `SfnSf`'s own frame number does not wrap.
     int64_t Wrap() const
     {
-        return int64_t{10240} << mu;
+        return (int64_t{UINT16_MAX} + 1) * 10 << mu;
     }
 
     int64_t SlotOf(const NrSchedulingCallbackInfo& info) const
     {
         return ((int64_t{info.m_frameNum} * 10 + info.m_subframeNum) << mu) + info.m_slotNum;
+    }
+
+    int64_t SlotOf(const SfnSf& sfn) const
+    {
+        return (((int64_t{sfn.GetFrame()} * 10 + sfn.GetSubframe()) << mu) + sfn.GetSlot())
+               % Wrap();
     }
 
     /// The downlink's RB-symbols of the slot that closes now, then start the next slot.
@@ -123,6 +130,86 @@ struct NrSlotSymbols
         dlSymbols = 0;
         return rbs * dl;
     }
+};
+
+/**
+ * Between 5G-LENA's scheduler and its gNB MAC: forwards everything, and hands XRC's agent each
+ * downlink HARQ retransmission the scheduler allocates. `NrGnbMac`'s `DlScheduling` trace fires
+ * for new data only, so without this a slot that carries a retransmission looked idle to the
+ * agent and was counted as capacity the flow did not get.
+ */
+class XrcNrSchedSapProxy : public NrMacSchedSapUser
+{
+  public:
+    XrcNrSchedSapProxy(NrMacSchedSapUser* mac,
+                       XrcEnbAgent* agent,
+                       std::shared_ptr<NrSlotSymbols> slot)
+        : m_mac(mac)
+        , m_agent(agent)
+        , m_slot(std::move(slot))
+    {
+    }
+
+    void SchedConfigInd(const SchedConfigIndParameters& params) override
+    {
+        for (const auto& alloc : params.m_slotAllocInfo.m_varTtiAllocInfo)
+        {
+            const auto& dci = alloc.m_dci;
+            if (dci && dci->m_type == DciInfoElementTdma::DATA
+                && dci->m_format == DciInfoElementTdma::DL && dci->m_ndi == 0 && dci->m_tbSize > 0)
+            {
+                m_slot->current = m_slot->SlotOf(params.m_sfnSf);
+                m_slot->dlSymbols = std::max<uint32_t>(m_slot->dlSymbols, dci->m_numSym);
+                m_agent->OnTransportBlock(dci->m_rnti, dci->m_mcs, dci->m_tbSize, true, false);
+            }
+        }
+        m_mac->SchedConfigInd(params);
+    }
+
+    Ptr<const SpectrumModel> GetSpectrumModel() const override
+    {
+        return m_mac->GetSpectrumModel();
+    }
+
+    uint32_t GetNumRbPerRbg() const override
+    {
+        return m_mac->GetNumRbPerRbg();
+    }
+
+    uint8_t GetNumHarqProcess() const override
+    {
+        return m_mac->GetNumHarqProcess();
+    }
+
+    uint16_t GetBwpId() const override
+    {
+        return m_mac->GetBwpId();
+    }
+
+    uint16_t GetCellId() const override
+    {
+        return m_mac->GetCellId();
+    }
+
+    uint32_t GetSymbolsPerSlot() const override
+    {
+        return m_mac->GetSymbolsPerSlot();
+    }
+
+    Time GetSlotPeriod() const override
+    {
+        return m_mac->GetSlotPeriod();
+    }
+
+    void BuildRarList(SlotAllocInfo& slotAllocInfo) override
+    {
+        m_mac->BuildRarList(slotAllocInfo);
+    }
+
+  private:
+    NrMacSchedSapUser* m_mac;              //!< the MAC's own end
+    XrcEnbAgent* m_agent;                  //!< fed the retransmissions
+    std::shared_ptr<NrSlotSymbols> m_slot; //!< the slots' symbols, shared with the traces
 };
 
 void
@@ -208,10 +295,6 @@ XrcNrAdapter::Install(Ptr<XrcEnbAgent> agent,
     auto slot = std::make_shared<NrSlotSymbols>();
     slot->mu = phy->GetNumerology();
     const uint32_t rbs = phy->GetRbNum();
-    radio.usableRbsNow = [slot, rbs]()
-    {
-        return slot->TakeUnits(rbs);
-    };
     radio.rbsOf = [table](int mcs, uint32_t bytes)
     {
         return table->UnitsOf(mcs, bytes);
@@ -262,6 +345,15 @@ XrcNrAdapter::Install(Ptr<XrcEnbAgent> agent,
         const bool okUl = gnb->GetMac(0)->TraceConnectWithoutContext(
             "UlScheduling", MakeBoundCallback(&OnUlScheduling, slot));
         NS_ABORT_MSG_IF(!okUl, "cannot connect to NrGnbMac::UlScheduling");
+        // HARQ retransmissions, which DlScheduling does not trace: the proxy sits between the
+        // scheduler and the MAC for the agent's lifetime (the radio's callbacks hold it).
+        auto proxy = std::make_shared<XrcNrSchedSapProxy>(
+            gnb->GetMac(0)->GetNrMacSchedSapUser(), PeekPointer(agent), slot);
+        sched->SetMacSchedSapUser(proxy.get());
+        radio.usableRbsNow = [slot, rbs, proxy]()
+        {
+            return slot->TakeUnits(rbs);
+        };
     }
     XrcEnbAgent* a = PeekPointer(agent);
     ccm->Watch().report = [a](uint16_t rnti, uint8_t lcid, uint32_t q, uint16_t hol)
