@@ -22,6 +22,7 @@ from cellgym.scenario import ScenarioSpec, load_scenario
 from cellgym.vocab import (
     CCAS,
     CELL_TYPES,
+    FAST_ONLY_CCAS,
     LTE_BANDWIDTHS_RBS,
     NR_BANDWIDTHS_MHZ,
     NR_FREQUENCY_RANGES_GHZ,
@@ -334,6 +335,11 @@ def test_scenario_accepts_or_names_the_field(data: Any) -> None:
     if spec is None:
         return
     spec.validate()
+    if any(f.cca in FAST_ONLY_CCAS for f in spec.flows):
+        # A fast-only controller (XCP, RCP) is refused on ns-3, naming the flow's field.
+        with pytest.raises(SpecError, match=r"scenario\.flows\[\d+\]\.cca="):
+            spec.to_ns3_args(seed=1)
+        return
     args = spec.to_ns3_args(seed=1)
     assert all(isinstance(a, str) and "nan" not in a and "inf" not in a for a in args), args
     assert spec.replace() == spec
