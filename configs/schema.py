@@ -465,6 +465,8 @@ def validate_train(cfg: Any) -> TrainConfig:
     check_known_keys(cfg)
     try:
         obj = OmegaConf.to_object(cfg)
+    except SpecError:
+        raise
     except Exception as exc:  # OmegaConf wraps the dataclasses' ValueError; surface it
         cause = exc.__cause__ or exc.__context__
         if isinstance(cause, ValueError):
