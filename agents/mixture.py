@@ -2,8 +2,8 @@
 
 ``make_mixture_vec_env(cfg, seed)`` builds one batch of fast cells
 (``envs.fastsim.vector_env.FastSb3VecEnv``) per entry of ``cfg.mixture.scenarios`` and per model
-variant of ``cfg.mixture.randomize`` (domain randomisation: a grid over
-``envs.fastsim.params.FastSimParams`` fields, e.g. ``uplink`` periodic and bsr), and
+variant of ``cfg.mixture.variants`` (domain randomisation over ``envs.fastsim.params.FastSimParams``
+fields, e.g. ``uplink`` periodic and bsr), and
 ``ConcatVecEnv`` puts their cells side by side: every PPO rollout holds every scenario and
 variant in fixed proportions. Cell ``j`` of the whole vector is seeded ``seed + j``, as in a
 single batch.
@@ -12,7 +12,6 @@ single batch.
 from __future__ import annotations
 
 import dataclasses
-import itertools
 from collections.abc import Sequence
 from dataclasses import asdict
 from typing import Any
@@ -121,51 +120,48 @@ class ConcatVecEnv(VecEnv):
         return [self.venvs[k].env_is_wrapped(wrapper_class, i)[0] for k, i in self._locate(indices)]
 
 
-def model_variants(randomize: dict[str, list[Any]]) -> list[dict[str, Any]]:
-    """Every combination of the randomised fast-model fields (``[{}]`` when none).
+def model_variants(variants: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The fast-model variants of a mixture (``[{}]``, the calibrated model, when none).
 
     Raises:
-        SpecError: A key that is no ``FastSimParams`` field (naming it and the allowed ones).
+        SpecError: A key that is no ``FastSimParams`` field (naming the variant, the key and the
+            allowed ones).
     """
     from envs.fastsim.params import FastSimParams
 
     known = sorted(f.name for f in dataclasses.fields(FastSimParams) if f.name != "spec")
-    for key in randomize:
-        if key not in known:
-            raise SpecError(
-                f"mixture.randomize.{key} is not a fast-model parameter: allowed {', '.join(known)}"
-            )
-    keys = list(randomize)
-    return [
-        dict(zip(keys, combo, strict=True))
-        for combo in itertools.product(*(list(randomize[k]) for k in keys))
-    ]
+    for i, variant in enumerate(variants):
+        for key in variant:
+            if key not in known:
+                raise SpecError(
+                    f"mixture.variants[{i}].{key} is not a fast-model parameter: allowed "
+                    f"{', '.join(known)}"
+                )
+    return [dict(v) for v in variants] or [{}]
 
 
 def mixture_batches(cfg: TrainConfig) -> list[tuple[ScenarioSpec, dict[str, Any], int]]:
     """``(scenario, model knobs, cells)`` of every batch: entries x variants.
 
     Builds each batch's ``FastSimParams`` once to check it, so a bad value fails here, naming
-    the field (``mixture.randomize.uplink='x' ...``) or the scenario entry.
+    the variant and its value (``mixture.variants[1] (uplink='x') ...``) and the scenario entry.
     """
     from envs.fastsim.params import FastSimParams
 
-    variants = model_variants(dict(cfg.mixture.randomize))
+    variants = model_variants(list(cfg.mixture.variants))
     batches = []
     for i, (entry, spec) in enumerate(
         zip(cfg.mixture.scenarios, cfg.training_scenarios(), strict=True)
     ):
-        for knobs in variants:
+        for j, knobs in enumerate(variants):
             try:
                 FastSimParams.from_spec(spec, **knobs)
-            except SpecError as exc:
-                where = ", ".join(f"mixture.randomize.{k}={v!r}" for k, v in knobs.items())
+            except (SpecError, TypeError, ValueError) as exc:
+                where = ", ".join(f"{k}={v!r}" for k, v in knobs.items()) or "the defaults"
                 raise SpecError(
-                    f"mixture.scenarios[{i}] ({entry.scenario}) with {where or 'the defaults'}: "
-                    f"{exc}"
+                    f"mixture.variants[{j}] ({where}) on mixture.scenarios[{i}] "
+                    f"({entry.scenario}): {exc}"
                 ) from exc
-            except TypeError as exc:
-                raise SpecError(f"mixture.randomize={knobs!r}: {exc}") from exc
             batches.append((spec, knobs, int(entry.n_envs)))
     return batches
 

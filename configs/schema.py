@@ -171,7 +171,7 @@ class MixtureEntry:
         scenario: Scenario config name (``configs/scenario/<name>.yaml``, e.g. ``fluctuating``,
             ``traces/steps``); exactly one ``agent`` flow.
         n_envs: Cells of this scenario in every batch (one batch per model variant of
-            ``mixture.randomize``).
+            ``mixture.variants``).
         overrides: Scenario fields to change (``ScenarioSpec.replace``), e.g. ``{sim_time_s: 20,
             channel: {trace_offset_s: 100}}``.
     """
@@ -190,14 +190,14 @@ class MixtureConfig:
 
     Attributes:
         scenarios: The training scenarios; empty: ``scenario`` alone (the usual single batch).
-        randomize: Domain randomisation over the fast model's parameters
-            (``envs.fastsim.params.FastSimParams`` fields): each field maps to the values to
-            train on, and every scenario entry gets one batch per combination of values (a grid),
-            e.g. ``{uplink: [periodic, bsr]}``. Empty: the calibrated model only.
+        variants: Domain randomisation over the fast model's parameters: each variant maps
+            ``envs.fastsim.params.FastSimParams`` fields to values, and every scenario entry
+            gets one batch per variant, e.g. ``[{uplink: periodic}, {uplink: bsr}]`` (``{}``:
+            the calibrated model). Empty: the calibrated model only.
     """
 
     scenarios: list[MixtureEntry] = field(default_factory=list)
-    randomize: dict[str, list[Any]] = field(default_factory=dict)
+    variants: list[dict[str, Any]] = field(default_factory=list)
 
 
 @dataclass
@@ -336,13 +336,8 @@ class TrainConfig:
                 f"mixture.scenarios needs backend=fast (backend.name={self.backend.name!r}): "
                 "each entry is a batch of fast cells"
             )
-        if self.mixture.randomize and not self.mixture.scenarios:
-            raise SpecError("mixture.randomize needs mixture.scenarios (at least one entry)")
-        for key, values in self.mixture.randomize.items():
-            if not isinstance(values, list | tuple) or not values:
-                raise SpecError(
-                    f"mixture.randomize.{key}={values!r}: give a non-empty list of values"
-                )
+        if self.mixture.variants and not self.mixture.scenarios:
+            raise SpecError("mixture.variants needs mixture.scenarios (at least one entry)")
         for i, entry in enumerate(self.mixture.scenarios):
             check_range(f"mixture.scenarios[{i}].n_envs", entry.n_envs, 1)
             scenario_from(entry, f"mixture.scenarios[{i}]", single_agent=True)

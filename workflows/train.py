@@ -349,7 +349,7 @@ def train(cfg: Any) -> dict[str, Any]:
         trained_on = ""
         if typed.mixture.scenarios:
             names = ", ".join(f"`{s.name}`" for s in typed.training_scenarios())
-            variants = dict(typed.mixture.randomize) or "none"
+            variants = list(typed.mixture.variants) or "none"
             trained_on = f" (scenarios {names}; fast-model variants {variants})"
         notes = (
             f"Trained {model.num_timesteps} steps of `{typed.agent.name}` on the "

@@ -114,9 +114,7 @@ def test_mixture_cells_are_the_batches_of_each_scenario_and_uplink_side_by_side(
 def test_main_job_mixture_builds_and_steps():
     typed = validate_train(_compose(["experiment=default"]))
     venv = make_base_vec_env(typed, seed=1)
-    n = sum(e.n_envs for e in typed.mixture.scenarios) * len(
-        model_variants(dict(typed.mixture.randomize))
-    )
+    n = sum(e.n_envs for e in typed.mixture.scenarios) * len(model_variants(typed.mixture.variants))
     assert venv.num_envs == n
     venv.reset()
     for _ in range(200):
@@ -138,7 +136,7 @@ def test_main_job_mixture_builds_and_steps():
         ("eval_scenarios=[{scenario:nope}]", r"eval_scenarios\[0\].scenario='nope'"),
         ("eval.scenarios=[{scenario:vs_cubic,overrides:{num_uez:2}}]", r"eval.scenarios\[0\]"),
         ("backend=ns3", "mixture.scenarios needs backend=fast"),
-        ("mixture.randomize={uplink:[]}", "mixture.randomize.uplink"),
+        ("mixture.scenarios=[]", "mixture.variants needs mixture.scenarios"),
     ],
 )
 def test_bad_mixture_values_fail_naming_the_field(override, field):
@@ -149,9 +147,9 @@ def test_bad_mixture_values_fail_naming_the_field(override, field):
 @pytest.mark.parametrize(
     ("override", "field"),
     [
-        ("+mixture.randomize.uplnk=[bsr]", "mixture.randomize.uplnk is not a fast-model"),
-        ("mixture.randomize={uplink:[sideways]}", "mixture.randomize.uplink='sideways'"),
-        ("+mixture.randomize.harq_bler=[0.0,2.0]", "harq_bler=2.0"),
+        ("mixture.variants=[{uplnk:bsr}]", r"mixture.variants\[0\].uplnk is not a fast-model"),
+        ("mixture.variants=[{},{uplink:sideways}]", r"mixture.variants\[1\] \(uplink='sideways'\)"),
+        ("mixture.variants=[{harq_bler:2.0}]", r"variants\[0\].*fastsim.harq_bler=2.0"),
     ],
 )
 def test_bad_fast_model_variants_fail_before_training(override, field, tmp_path):

@@ -93,7 +93,7 @@ def test_default_experiment_is_ppo_on_a_fast_mixture_evaluated_on_ns3_on_held_ou
     trained = [s.name for s in typed.training_scenarios()]
     assert {"fluctuating", "vs_cubic", "three_ues", "traces/steps"} <= set(trained)
     assert any(s.num_ues > 1 for s in typed.training_scenarios())
-    assert typed.mixture.randomize == {"uplink": ["periodic", "bsr"]}
+    assert typed.mixture.variants == [{"uplink": "periodic"}, {"uplink": "bsr"}]
     assert typed.eval_backend == "ns3"
     assert typed.eval_baselines == ["xrc", "xrc_policy", "cubic", "bbr"]
     # Held out: every final evaluation seed, and some traces.
