@@ -4,12 +4,12 @@
 
 For each trained run (``train.py``'s run directory, its ``best_model.zip``) and XRC's policy,
 on each single-flow scenario of the main job's final evaluation (``experiment=default``'s
-``eval_scenarios``) and its seeds (``eval_seeds``), the mean reward per step on the fast backend with the calibrated uplink
-(``uplink=periodic``) and with ns-3's buffer-status-report grants (``uplink=bsr``), beside the
-run's own ns-3 final evaluation (``<run>/evaluation/results.parquet``, same seeds). The fast runs
-step one batch of cells per scenario and uplink (cell ``i`` is the single environment of seed
-``i``, ``envs.fastsim.vector_env``), so the whole table takes seconds. ``docs/sim-to-real.md``
-holds the measured tables.
+``eval_scenarios``) and its seeds (``eval_seeds``), the mean reward per step on the fast backend
+with the calibrated uplink (``uplink=periodic``) and with ns-3's buffer-status-report grants
+(``uplink=bsr``), beside the run's ns-3 final evaluation (``<run>/evaluation/results.parquet``,
+or ``--ns3 DIR``; same seeds). The fast runs step one batch of cells per scenario and uplink (cell
+``i`` is the single environment of seed ``i``, ``envs.fastsim.vector_env``), so the whole table
+takes seconds. ``docs/sim-to-real.md`` holds the measured tables.
 """
 
 from __future__ import annotations
