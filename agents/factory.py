@@ -1,7 +1,9 @@
 """Build the pieces of a training run: vectorised environments, the SB3 model, the policy wrapper.
 
 The ns-3 backend runs one simulator process per environment under ``SubprocVecEnv``; the fast
-backend steps all environments as one batch (``envs.fastsim.vector_env.make_fast_vec_env``).
+backend steps all environments as one batch (``envs.fastsim.vector_env.make_fast_vec_env``), or,
+with ``mixture.scenarios``, one batch per scenario and model variant side by side
+(``agents.mixture``).
 Either way the stack is ``base -> VecMonitor/Monitor -> VecNormalize``, so episode statistics are
 raw rewards and the policy sees normalised observations.
 """
@@ -99,6 +101,11 @@ def make_base_vec_env(cfg: TrainConfig, seed: int) -> Any:
 
     spec, reward = asdict(cfg.scenario), asdict(cfg.reward)
     n = cfg.backend.n_envs
+    if cfg.mixture.scenarios:
+        from agents.mixture import make_mixture_vec_env
+
+        venv = make_mixture_vec_env(cfg, seed, env_kwargs(cfg))
+        return FeatureVecEnv(VecMonitor(venv), cfg.features)
     if len(cfg.scenario.agent_flows) > 1:
         return FeatureVecEnv(VecMonitor(make_multi_agent_vec_env(cfg, seed)), cfg.features)
     if cfg.backend.name == "fast":

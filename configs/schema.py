@@ -164,12 +164,65 @@ class LoggerConfig:
 
 
 @dataclass
+class MixtureEntry:
+    """One scenario of the training distribution: one batch of fast cells.
+
+    Attributes:
+        scenario: Scenario config name (``configs/scenario/<name>.yaml``, e.g. ``fluctuating``,
+            ``traces/steps``); exactly one ``agent`` flow.
+        n_envs: Cells of this scenario in every batch (one batch per model variant of
+            ``mixture.variants``).
+        overrides: Scenario fields to change (``ScenarioSpec.replace``), e.g. ``{sim_time_s: 20,
+            channel: {trace_offset_s: 100}}``.
+    """
+
+    scenario: str = MISSING
+    n_envs: int = 4
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class MixtureConfig:
+    """Training on a distribution of scenarios and fast-model variants (fast backend only).
+
+    The training vector env concatenates one batch of fast cells per scenario entry and model
+    variant (``agents.mixture``); SB3 sees one ``VecEnv`` of all their cells.
+
+    Attributes:
+        scenarios: The training scenarios; empty: ``scenario`` alone (the usual single batch).
+        variants: Domain randomisation over the fast model's parameters: each variant maps
+            ``envs.fastsim.params.FastSimParams`` fields to values, and every scenario entry
+            gets one batch per variant, e.g. ``[{uplink: periodic}, {uplink: bsr}]`` (``{}``:
+            the calibrated model). Empty: the calibrated model only.
+    """
+
+    scenarios: list[MixtureEntry] = field(default_factory=list)
+    variants: list[dict[str, Any]] = field(default_factory=list)
+
+
+@dataclass
+class EvalScenario:
+    """A scenario of an evaluation: a config name and optional field overrides.
+
+    Attributes:
+        scenario: Scenario config name (``configs/scenario/<name>.yaml``).
+        overrides: Scenario fields to change (``ScenarioSpec.replace``).
+    """
+
+    scenario: str = MISSING
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
 class EvalConfig:
     """Periodic evaluation during training: the policy and the baselines, same scenario and seeds.
 
     Attributes:
         freq: Evaluate every ``freq`` environment steps (over all environments); 0 disables.
         seeds: Seeds of the evaluation episodes.
+        scenarios: Scenarios of the periodic evaluation (the best model is the best mean reward
+            over all of them); empty: the training scenarios (``scenario``, or every
+            ``mixture.scenarios`` entry with its overrides).
         backend: Simulator of the periodic evaluation; ``null``: the training backend.
         baselines: Baseline controllers evaluated beside the policy (their rows in
             ``eval_history.csv``); deterministic given the seed, so run once and reused.
@@ -178,6 +231,7 @@ class EvalConfig:
 
     freq: int = 10_000
     seeds: list[int] = field(default_factory=lambda: [101, 102, 103])
+    scenarios: list[EvalScenario] = field(default_factory=list)
     backend: str | None = None
     baselines: list[str] = field(default_factory=lambda: ["xrc_policy"])
     deterministic: bool = True
@@ -199,6 +253,9 @@ class TrainConfig:
 
     Attributes:
         scenario: The cell (config group ``scenario``); it needs exactly one ``agent`` flow.
+            With ``mixture.scenarios`` set, training uses those instead and ``scenario`` only
+            names the default evaluation scenario.
+        mixture: A distribution of training scenarios and fast-model variants (fast backend).
         reward: Reward weights and budget (config group ``reward``).
         agent: The algorithm (config group ``agent``).
         backend: The training simulator and its parallelism (config group ``backend``).
@@ -217,6 +274,8 @@ class TrainConfig:
         final_model: Model evaluated at the end: ``best`` (best periodic evaluation) or ``last``.
         eval_backend: Simulator of the final evaluation.
         eval_seeds: Seeds of the final evaluation (the same for every controller).
+        eval_scenarios: Scenarios of the final evaluation (e.g. held-out traces); empty:
+            ``scenario``.
         eval_baselines: Controllers evaluated beside the trained policy at the end.
         eval_jobs: Simulations of the final evaluation run at a time (worker processes).
         run_dir: Where the run's files go.
@@ -228,6 +287,7 @@ class TrainConfig:
     scenario: ScenarioSpec = MISSING
     reward: RewardSpec = field(default_factory=RewardSpec)
     agent: AgentConfig = MISSING
+    mixture: MixtureConfig = field(default_factory=MixtureConfig)
     backend: BackendConfig = field(default_factory=BackendConfig)
     logger: LoggerConfig = field(default_factory=LoggerConfig)
     eval: EvalConfig = field(default_factory=EvalConfig)
@@ -243,6 +303,7 @@ class TrainConfig:
     final_model: str = "best"
     eval_backend: str = "ns3"
     eval_seeds: list[int] = field(default_factory=lambda: [101])
+    eval_scenarios: list[EvalScenario] = field(default_factory=list)
     eval_baselines: list[str] = field(default_factory=lambda: ["xrc_policy", "cubic"])
     eval_jobs: int = 1
     run_dir: str = MISSING
@@ -266,6 +327,73 @@ class TrainConfig:
             check_seed(f"eval_seeds[{i}]", seed)
         check_range("eval_jobs", self.eval_jobs, 1)
         check_above("timeout_s", self.timeout_s, 0.0)
+        self._check_scenario_lists()
+
+    def _check_scenario_lists(self) -> None:
+        """The mixture and evaluation scenarios: known names, valid overrides, one agent flow."""
+        if self.mixture.scenarios and self.backend.name != "fast":
+            raise SpecError(
+                f"mixture.scenarios needs backend=fast (backend.name={self.backend.name!r}): "
+                "each entry is a batch of fast cells"
+            )
+        if self.mixture.variants and not self.mixture.scenarios:
+            raise SpecError("mixture.variants needs mixture.scenarios (at least one entry)")
+        for i, entry in enumerate(self.mixture.scenarios):
+            check_range(f"mixture.scenarios[{i}].n_envs", entry.n_envs, 1)
+            scenario_from(entry, f"mixture.scenarios[{i}]", single_agent=True)
+        for i, entry in enumerate(self.eval.scenarios):
+            scenario_from(entry, f"eval.scenarios[{i}]", single_agent=True)
+        for i, entry in enumerate(self.eval_scenarios):
+            scenario_from(entry, f"eval_scenarios[{i}]", single_agent=False)
+
+    def training_scenarios(self) -> list[ScenarioSpec]:
+        """The scenarios training runs on: the mixture's entries, or ``scenario``."""
+        if not self.mixture.scenarios:
+            return [self.scenario]
+        return [scenario_from(e, "mixture.scenarios") for e in self.mixture.scenarios]
+
+    def periodic_scenarios(self) -> list[ScenarioSpec]:
+        """The periodic evaluation's scenarios (``eval.scenarios``, else the training ones)."""
+        if self.eval.scenarios:
+            return [scenario_from(e, "eval.scenarios") for e in self.eval.scenarios]
+        return self.training_scenarios()
+
+    def final_scenarios(self) -> list[ScenarioSpec]:
+        """The final evaluation's scenarios (``eval_scenarios``, else ``scenario``)."""
+        if self.eval_scenarios:
+            return [scenario_from(e, "eval_scenarios") for e in self.eval_scenarios]
+        return [self.scenario]
+
+
+def scenario_from(
+    entry: MixtureEntry | EvalScenario, where: str, single_agent: bool = False
+) -> ScenarioSpec:
+    """The spec of a mixture or evaluation entry: its config with its overrides.
+
+    Raises:
+        SpecError: An unknown scenario name or a bad override, naming ``where`` (e.g.
+            ``mixture.scenarios[2].scenario='nope' is unknown: choose one of ...``); with
+            ``single_agent``, a scenario without exactly one ``agent`` flow.
+    """
+    from cellgym.scenario import load_scenario, scenario_names
+
+    if entry.scenario not in scenario_names():
+        raise SpecError(
+            f"{where}.scenario={entry.scenario!r} is unknown: choose one of "
+            f"{', '.join(scenario_names())}"
+        )
+    try:
+        spec = load_scenario(entry.scenario, **dict(entry.overrides))
+    except SpecError as exc:
+        raise SpecError(f"{where}.overrides: {exc}") from exc
+    except TypeError as exc:  # dataclasses.replace: a field the scenario does not have
+        raise SpecError(f"{where}.overrides={dict(entry.overrides)!r}: {exc}") from exc
+    if single_agent and len(spec.agent_flows) != 1:
+        raise SpecError(
+            f"{where}.scenario={entry.scenario!r} has {len(spec.agent_flows)} agent flows: "
+            "training and its evaluation here need exactly one"
+        )
+    return spec
 
 
 def register_configs() -> None:
@@ -332,6 +460,8 @@ def validate_train(cfg: Any) -> TrainConfig:
     check_known_keys(cfg)
     try:
         obj = OmegaConf.to_object(cfg)
+    except SpecError:
+        raise
     except Exception as exc:  # OmegaConf wraps the dataclasses' ValueError; surface it
         cause = exc.__cause__ or exc.__context__
         if isinstance(cause, ValueError):

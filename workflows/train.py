@@ -129,13 +129,14 @@ def final_evaluation(
         the written paths.
     """
     from evaluation.pool import evaluate_many
-    from evaluation.report import summarize, summary_table, write_report
+    from evaluation.report import rliable_section, summarize, summary_table, write_report
 
     eval_dir = run_dir / "evaluation"
     label = cfg.agent.name
+    scenarios = cfg.final_scenarios()
     results, flows, timeseries = evaluate_many(
         [label, *cfg.eval_baselines],
-        [cfg.scenario],
+        scenarios,
         list(cfg.eval_seeds),
         reward=cfg.reward,
         backend=cfg.eval_backend,
@@ -150,11 +151,15 @@ def final_evaluation(
         eval_dir,
         flows=flows,
         timeseries=timeseries,
-        title=f"{label} vs {', '.join(cfg.eval_baselines)} on {cfg.scenario.name}",
+        title=f"{label} vs {', '.join(cfg.eval_baselines)} on "
+        + ", ".join(s.name for s in scenarios),
         notes=notes,
     )
     summary = summarize(results)
     table = summary_table(summary)
+    if len(scenarios) > 1:
+        _, aggregates = rliable_section(results)
+        table += "\n\n" + aggregates.strip()
     (eval_dir / "comparison.txt").write_text(table + "\n")
     paths["comparison"] = eval_dir / "comparison.txt"
     by_column = group_means(results, list(MEAN_COLUMNS.values()))
@@ -172,7 +177,7 @@ def final_evaluation(
 
 
 def periodic_evaluator(
-    spec: ScenarioSpec,
+    specs: ScenarioSpec | list[ScenarioSpec],
     seeds: list[int],
     reward: RewardSpec,
     backend: str,
@@ -182,11 +187,14 @@ def periodic_evaluator(
     """The evaluate function of ``agents.callbacks.PeriodicEvalCallback``.
 
     ``evaluate(controller, policy)`` runs ``controller`` (a baseline name, or the label of the
-    in-process ``policy``) on ``spec`` and ``seeds`` through ``evaluate_many`` in this process (the
-    final evaluation's code path: policies through ``run_policy``, native controllers through
-    ``run_native`` with their reward computed from the same records) and returns its results.
+    in-process ``policy``) on every scenario of ``specs`` and ``seeds`` through ``evaluate_many``
+    in this process (the final evaluation's code path: policies through ``run_policy``, native
+    controllers through ``run_native`` with their reward computed from the same records) and
+    returns its results (one row per scenario and seed).
     """
     from evaluation.pool import evaluate_many
+
+    scenarios = list(specs) if isinstance(specs, list | tuple) else [specs]
 
     def evaluate(controller: str, policy: Any = None) -> Any:
         # One line per job is right for the final evaluation, noise every few thousand steps.
@@ -196,7 +204,7 @@ def periodic_evaluator(
         try:
             return evaluate_many(
                 [controller],
-                [spec],
+                scenarios,
                 list(seeds),
                 reward=reward,
                 backend=backend,
@@ -244,6 +252,10 @@ def train(cfg: Any) -> dict[str, Any]:
     if cfg.resume is not None and Path(cfg.resume).resolve() != Path(cfg.run_dir).resolve():
         cfg = resume_config(cfg.resume)
     typed = validate_train(cfg)
+    if typed.mixture.scenarios:
+        from agents.mixture import mixture_batches
+
+        mixture_batches(typed)  # every batch's fast model, checked before the run starts
     run_dir = Path(typed.run_dir)
     run_dir.mkdir(parents=True, exist_ok=True)
     _save_config(cfg, run_dir)
@@ -280,7 +292,7 @@ def train(cfg: Any) -> dict[str, Any]:
         periodic_backend = typed.eval.backend or typed.backend.name
         evaluator = PeriodicEvalCallback(
             periodic_evaluator(
-                typed.scenario,
+                typed.periodic_scenarios(),
                 list(typed.eval.seeds),
                 typed.reward,
                 periodic_backend,
@@ -334,13 +346,19 @@ def train(cfg: Any) -> dict[str, Any]:
         model_path, which = _final_model(typed, run_dir)
         log.info("final evaluation of the %s model on %s", which, typed.eval_backend)
         t0 = time.monotonic()
+        trained_on = ""
+        if typed.mixture.scenarios:
+            names = ", ".join(f"`{s.name}`" for s in typed.training_scenarios())
+            variants = list(typed.mixture.variants) or "none"
+            trained_on = f" (scenarios {names}; fast-model variants {variants})"
         notes = (
             f"Trained {model.num_timesteps} steps of `{typed.agent.name}` on the "
-            f"`{typed.backend.name}` backend; evaluated the {which} model on "
+            f"`{typed.backend.name}` backend{trained_on}; evaluated the {which} model on "
             f"`{typed.eval_backend}`, seeds {list(typed.eval_seeds)}. Run directory: `{run_dir}`."
         )
         results, means, summary, paths = final_evaluation(typed, model_path, run_dir, notes)
-        log.info("final evaluation in %.1f s", time.monotonic() - t0)
+        eval_s = time.monotonic() - t0
+        log.info("final evaluation in %.1f s", eval_s)
         plots = [p for k, p in paths.items() if p.suffix == ".png"]
         loggers.log_final(means, summary, plots)
     finally:
@@ -364,6 +382,7 @@ def train(cfg: Any) -> dict[str, Any]:
             f"best at {steps} steps: "
             + ", ".join(f"{name} reward {value:.4f}" for name, value in rewards.items())
         )
+    print(f"wall time: training {train_s:.0f} s, final evaluation {eval_s:.0f} s")
     print(f"report: {paths['report'].resolve()}")
     for path in plots:
         print(f"plot: {path.resolve()}")

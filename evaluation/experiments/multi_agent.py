@@ -82,6 +82,13 @@ def train_shared(n: int, timesteps: int, seed: int, run_dir: Path) -> Path:
     register_configs()
     overrides = [
         "experiment=default",
+        # The PPO recipe of the one-scenario job this report was made with: a single batch of
+        # 16 cells of the scenario and minibatches of 256 (the main job trains on a mixture).
+        "mixture.scenarios=[]",
+        "mixture.variants=[]",
+        "eval_scenarios=[]",
+        "backend.n_envs=16",
+        "agent.kwargs.batch_size=256",
         f"scenario=multi_agent{n}",
         f"total_timesteps={timesteps}",
         f"seed={seed}",

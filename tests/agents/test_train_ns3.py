@@ -56,32 +56,41 @@ def test_ppo_trains_on_ns3_processes_and_is_evaluated_beside_xrc(tmp_path):
 
 
 def test_fast_training_is_evaluated_against_xrc_and_cubic_on_ns3(tmp_path):
-    """The README's main command in miniature: fast backend to train, ns-3 to evaluate."""
+    """The README's main command in miniature: a fast mixture to train (both uplink models),
+    ns-3 to evaluate on held-out seeds and scenarios, beside XRC (native and policy), CUBIC and
+    BBR, with per-scenario intervals and the rliable aggregates."""
     cfg = _compose(
         [
             f"run_dir={tmp_path}",
             "experiment=default",
+            "mixture.scenarios=[{scenario:fluctuating,n_envs:2,overrides:{sim_time_s:1.0}},"
+            "{scenario:vs_cubic,n_envs:2,overrides:{sim_time_s:1.0}}]",
             "total_timesteps=2048",
-            "backend.n_envs=4",
             "agent.net_arch=[8]",
-            "scenario.sim_time_s=1",
+            "agent.kwargs.n_steps=64",
+            "agent.kwargs.batch_size=128",
             "eval.freq=1024",
             "eval.seeds=[7]",
-            "eval_seeds=[7]",
+            "eval_seeds=[9]",
+            "eval_scenarios=[{scenario:vs_cubic,overrides:{sim_time_s:1.0}},"
+            "{scenario:three_ues,overrides:{sim_time_s:1.0}}]",
             "progress_bar=false",
         ]
     )
     out = train(cfg)
-    assert list(out["means"]) == ["ppo", "xrc_policy", "cubic"]
+    assert list(out["means"]) == ["ppo", "xrc", "xrc_policy", "cubic", "bbr"]
     ev = tmp_path / "evaluation"
     results = pd.read_parquet(ev / "results.parquet")
-    assert results[["controller", "steps", "backend", "status"]].values.tolist() == [
-        ["ppo", 50, "ns3", "ok"],
-        ["xrc_policy", 50, "ns3", "ok"],
-        ["cubic", 50, "ns3", "ok"],
+    assert results[["controller", "scenario", "steps", "backend", "status"]].values.tolist() == [
+        [c, s, 50, "ns3", "ok"]
+        for c in ("ppo", "xrc", "xrc_policy", "cubic", "bbr")
+        for s in ("vs_cubic", "three_ues")
     ]
-    # CUBIC runs natively in ns-3; its reward is scored from the same records.
+    # Native senders run in ns-3; their reward is scored from the same records.
     assert results["mean_reward"].notna().all()
     flows = pd.read_parquet(ev / "flows.parquet")
-    assert flows.loc[flows["controller"] == "cubic", "cca"].tolist() == ["cubic"]
+    native = flows[(flows["controller"] == "bbr") & (flows["scenario"] == "vs_cubic")]
+    assert sorted(native["cca"]) == ["bbr", "cubic"]
     assert (ev / "report.md").is_file() and list(ev.glob("*.png"))
+    table = (ev / "comparison.txt").read_text()
+    assert "three_ues" in table and "P(improvement over xrc_policy)" in table

@@ -87,15 +87,23 @@ def test_every_train_group_option_composes_and_validates(override):
         assert getattr(typed, group).name == option
 
 
-def test_default_experiment_is_ppo_on_the_fast_backend_evaluated_on_ns3():
+def test_default_experiment_is_ppo_on_a_fast_mixture_evaluated_on_ns3_on_held_out_data():
     typed = validate_train(_train_cfg(["experiment=default"]))
-    assert (typed.agent.algo, typed.backend.name, typed.scenario.name) == (
-        "PPO",
-        "fast",
-        "single_flow",
-    )
-    assert typed.eval_backend == "ns3" and typed.eval_baselines == ["xrc_policy", "cubic"]
-    assert typed.eval.baselines == ["xrc_policy"] and typed.eval.seeds == typed.eval_seeds
+    assert (typed.agent.algo, typed.backend.name) == ("PPO", "fast")
+    trained = [s.name for s in typed.training_scenarios()]
+    assert {"fluctuating", "vs_cubic", "three_ues", "traces/steps"} <= set(trained)
+    assert any(s.num_ues > 1 for s in typed.training_scenarios())
+    assert typed.mixture.variants == [{"uplink": "periodic"}, {"uplink": "bsr"}]
+    assert typed.eval_backend == "ns3"
+    assert typed.eval_baselines == ["xrc", "xrc_policy", "cubic", "bbr"]
+    # Held out: every final evaluation seed, and some traces.
+    assert not set(typed.eval_seeds) & set(typed.eval.seeds)
+    final = {s.name for s in typed.final_scenarios()}
+    traces = {s.channel.trace for s in typed.training_scenarios() if s.channel.trace}
+    held_out = [
+        s for s in typed.final_scenarios() if s.channel.trace and s.channel.trace not in traces
+    ]
+    assert len(held_out) >= 2 and {"fluctuating", "vs_cubic"} <= final
 
 
 @pytest.mark.parametrize(
