@@ -23,10 +23,10 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
+from cellgym.paths import REPO_ROOT
 from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
 UPLINKS: tuple[str, ...] = ("periodic", "bsr")
 
 
