@@ -32,6 +32,13 @@ from cellgym.provenance import staleness
 from evaluation.experiments import inputs
 
 
+def provenance_of(path: Path) -> dict[str, Any]:
+    """The provenance record in a report's JSON (a calibration table keeps it under ``meta``)."""
+    data = json.loads(Path(path).read_text())
+    tabular = "meta" in data and "rows" in data
+    return data["meta"]["provenance"] if tabular else data["provenance"]
+
+
 @dataclass(frozen=True)
 class Report:
     """One committed report.
@@ -63,9 +70,7 @@ class Report:
 
     def provenance(self) -> dict[str, Any]:
         """The committed provenance record (the report must exist)."""
-        data = json.loads(self.path.read_text())
-        tabular = "meta" in data and "rows" in data  # the calibration tables
-        return data["meta"]["provenance"] if tabular else data["provenance"]
+        return provenance_of(self.path)
 
     def stale(self) -> str:
         """``""`` when current, else what changed and the command (``"missing"`` when absent)."""

@@ -22,11 +22,6 @@ XRC = REPO_ROOT / "docs" / "xrc-reproduction"
 MULTI_AGENT = REPO_ROOT / "docs" / "multi-agent"
 
 
-def _provenance(path: Path) -> dict:
-    data = json.loads(path.read_text())
-    return data["meta"]["provenance"] if "meta" in data and "rows" in data else data["provenance"]
-
-
 @pytest.mark.parametrize("report", reports.REPORTS, ids=lambda r: r.name)
 def test_committed_report_is_current(report: reports.Report) -> None:
     if report.optional and not report.exists():
@@ -51,7 +46,7 @@ def test_regenerate_reruns_each_report_with_its_recorded_arguments(capsys) -> No
 def test_committed_reports_show_their_provenance() -> None:
     for name in ("calibration", "uplink-bsr", "nr"):
         folder = CALIBRATION if name == "calibration" else CALIBRATION / name
-        prov = _provenance(folder / "calibration.json")
+        prov = reports.provenance_of(folder / "calibration.json")
         assert provenance.markdown_line(prov) in (folder / "calibration.md").read_text()
     numbers = json.loads((XRC / "numbers.json").read_text())
     assert (XRC / "report.md").read_text() == xrc_report.report(numbers), (
@@ -98,7 +93,7 @@ def _check_fresh(prov: dict, inputs: tuple[str, ...], args: list[str]) -> None:
 def test_calibrate_writes_provenance(tmp_path: Path) -> None:
     args = ["--quick", "--scenarios", "static_cubic", "--out", str(tmp_path)]
     calibrate.main(args)
-    prov = _provenance(tmp_path / "calibration.json")
+    prov = reports.provenance_of(tmp_path / "calibration.json")
     _check_fresh(prov, calibrate.INPUTS, args)
     assert "evaluation/experiments/calibrate.py" in prov["inputs"]
     assert any(f.startswith("ns3-scenarios/model/") for f in prov["inputs"])
