@@ -559,6 +559,15 @@ class ScenarioSpec:
                 changes[section] = dataclasses.replace(getattr(self, section), **value)
         return dataclasses.replace(self, **changes)
 
+    def check_ns3(self) -> None:
+        """Raise ``SpecError`` naming the flow's field if a flow's controller is fast-only."""
+        for i, f in enumerate(self.flows):
+            if f.cca in FAST_ONLY_CCAS:
+                raise SpecError(
+                    f"scenario.flows[{i}].cca={f.cca!r} does not run on the ns3 backend yet "
+                    "(fast backend only: docs/explicit-feedback.md)"
+                )
+
     def to_ns3_args(self, seed: int) -> list[str]:
         """Render the scenario program's arguments (without the program and port).
 
@@ -569,12 +578,7 @@ class ScenarioSpec:
             seed: ns-3 ``RngRun`` (>= 1).
         """
         check_range("seed", seed, 1, 2**31 - 1)
-        for i, f in enumerate(self.flows):
-            if f.cca in FAST_ONLY_CCAS:
-                raise SpecError(
-                    f"scenario.flows[{i}].cca={f.cca!r} does not run on the ns3 backend yet "
-                    "(router-assisted, fast backend only: docs/explicit-feedback.md)"
-                )
+        self.check_ns3()
         if self.buffer_bdp is not None:  # Zeus buffer regime -> packets
             return resolve_buffers(self, seed=seed).to_ns3_args(seed)
         return [

@@ -19,13 +19,15 @@ def check_backend_supports(spec: ScenarioSpec, backend: str) -> None:
 
     Environments call it at construction, so a scenario the fast model does not cover (a TCP it
     has no model of, an NR cell before its model exists) fails there, not at the first
-    ``reset()``. The ns-3 backend runs every valid scenario.
+    ``reset()``. The ns-3 backend refuses only the controllers the fast backend alone has.
     """
     check_choice("backend", backend, BACKENDS)
     if backend == "fast":
         from envs.fastsim.params import FastSimParams
 
         FastSimParams.from_spec(spec)
+    else:
+        spec.check_ns3()
 
 
 def open_session(

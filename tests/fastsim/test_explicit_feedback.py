@@ -85,6 +85,7 @@ from envs.fastsim.state import (
     X_SRTT,
     X_XCP_SEEN,
 )
+from envs.lte_cell import LteCellEnv
 
 
 def _row(**sums: float) -> np.ndarray:
@@ -348,6 +349,9 @@ def test_parameters_validate_by_name_and_ns3_refuses_xcp_and_rcp():
         ns3 = ScenarioSpec(flows=[FlowSpec(cca="cubic"), FlowSpec(cca=cca)])
         with pytest.raises(SpecError, match=rf"flows\[1\]\.cca='{cca}' does not run on the ns3"):
             ns3.to_ns3_args(seed=1)
+        # Environments refuse it at construction, before any simulator starts.
+        with pytest.raises(SpecError, match=rf"flows\[0\]\.cca='{cca}' does not run on the ns3"):
+            LteCellEnv(ns3.replace(flows=[FlowSpec(cca=cca), FlowSpec(cca="agent")]), backend="ns3")
 
 
 def test_registry_lists_xcp_and_rcp_as_fast_only_natives():
