@@ -408,6 +408,22 @@ def register_configs() -> None:
     cs.store(group="logger", name="base_logger", node=LoggerConfig)
 
 
+def compose_train(overrides: list[str]) -> Any:
+    """Compose ``configs/train.yaml`` with Hydra's ``overrides``, outside a Hydra application.
+
+    The one place experiments and tests build a training config as ``train.py`` would.
+    """
+    import os
+    from pathlib import Path
+
+    from hydra import compose, initialize_config_dir
+
+    register_configs()
+    config_dir = os.fspath(Path(__file__).resolve().parent)
+    with initialize_config_dir(config_dir=config_dir, version_base="1.3"):
+        return compose("train", overrides=list(overrides))
+
+
 def to_dict(cfg: Any) -> dict[str, Any]:
     """A resolved plain-dict copy of a config node (for JSON, W&B or dataclass construction)."""
     from omegaconf import OmegaConf

@@ -72,14 +72,12 @@ def train_shared(n: int, timesteps: int, seed: int, run_dir: Path) -> Path:
     ``.hydra/config.yaml``, what ``evaluation.resolve`` loads a checkpoint from.
     """
     import torch
-    from hydra import compose, initialize_config_dir
     from omegaconf import OmegaConf
     from stable_baselines3.common.utils import set_random_seed
 
     from agents.factory import make_model, make_vec_env
-    from configs.schema import register_configs, validate_train
+    from configs.schema import compose_train, validate_train
 
-    register_configs()
     overrides = [
         "experiment=default",
         # The PPO recipe of the one-scenario job this report was made with: a single batch of
@@ -95,8 +93,7 @@ def train_shared(n: int, timesteps: int, seed: int, run_dir: Path) -> Path:
         f"run_dir={run_dir}",
         "agent.name=" + LEARNED,
     ]
-    with initialize_config_dir(config_dir=os.fspath(REPO_ROOT / "configs"), version_base="1.3"):
-        cfg = compose("train", overrides=overrides)
+    cfg = compose_train(overrides)
     typed = validate_train(cfg)
     (run_dir / ".hydra").mkdir(parents=True, exist_ok=True)
     OmegaConf.save(cfg, run_dir / ".hydra" / "config.yaml", resolve=True)

@@ -15,7 +15,6 @@ takes seconds. ``docs/sim-to-real.md`` holds the measured tables.
 from __future__ import annotations
 
 import argparse
-import os
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +22,6 @@ import numpy as np
 import pandas as pd
 from tabulate import tabulate
 
-from cellgym.paths import REPO_ROOT
 from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec
 
@@ -69,14 +67,9 @@ def fast_rewards(
 
 
 def _run_config(run: Path) -> Any:
-    from hydra import compose, initialize_config_dir
+    from configs.schema import compose_train, validate_train
 
-    from configs.schema import register_configs, validate_train
-
-    register_configs()
-    with initialize_config_dir(config_dir=os.fspath(REPO_ROOT / "configs"), version_base="1.3"):
-        cfg = compose("train", overrides=["experiment=default", f"run_dir={run}"])
-    return validate_train(cfg)
+    return validate_train(compose_train(["experiment=default", f"run_dir={run}"]))
 
 
 def measure(run: Path, label: str, ns3_dir: Path | None = None) -> pd.DataFrame:

@@ -18,17 +18,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
-from hydra import compose, initialize_config_dir
 
 from agents.factory import NormalizedPolicy
 from agents.features import transform
 from cellgym.scenario import ScenarioSpec
+from configs.schema import compose_train
 from envs.lte_cell import OBS
 from evaluation.rollouts import run_policy
 from workflows.train import train
 
 ROOT = Path(__file__).resolve().parents[2]
-CONFIGS = ROOT / "configs"
 
 # A short episode (1 s = 50 steps) and tiny networks keep every run to seconds.
 SMALL = [
@@ -44,8 +43,7 @@ SMALL = [
 
 
 def _compose(overrides: list[str]):
-    with initialize_config_dir(config_dir=os.fspath(CONFIGS), version_base="1.3"):
-        return compose("train", overrides=overrides)
+    return compose_train(overrides)
 
 
 def _rows(path: Path) -> list[dict[str, str]]:

@@ -5,23 +5,17 @@ The main job's ns-3 evaluation in miniature is in ``test_train_ns3.py``.
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import numpy as np
 import pandas as pd
 import pytest
-from hydra import compose, initialize_config_dir
 
 from agents.factory import make_base_vec_env
 from agents.mixture import ConcatVecEnv, mixture_batches, model_variants
 from cellgym.paths import traces_dir
 from cellgym.vocab import SpecError
-from configs.schema import validate_train
+from configs.schema import compose_train, validate_train
 from envs.fastsim.vector_env import make_fast_vec_env
 from workflows.train import train
-
-CONFIGS = Path(__file__).resolve().parents[2] / "configs"
 
 # Two scenarios of 1 s (50 steps), two cells each, both uplink models: 8 cells.
 SMALL_MIXTURE = [
@@ -36,8 +30,7 @@ SMALL_MIXTURE = [
 
 
 def _compose(overrides: list[str]):
-    with initialize_config_dir(config_dir=os.fspath(CONFIGS), version_base="1.3"):
-        return compose("train", overrides=["run_dir=/tmp/x", *overrides])
+    return compose_train(["run_dir=/tmp/x", *overrides])
 
 
 def test_mixture_trains_a_few_hundred_steps_and_is_evaluated_per_scenario(tmp_path):
