@@ -123,33 +123,39 @@ CellgymNrTraceScheduler<Base>::CreateDlDci(NrMacSchedulerNs3::PointInFTPlane* sp
     return sized;
 }
 
-template <>
-TypeId
-CellgymNrTraceSchedulerOfdmaPF::GetTypeId()
+namespace
 {
-    static TypeId tid
-        = TypeId("ns3::CellgymNrTraceSchedulerOfdmaPF")
-              .SetParent<NrMacSchedulerOfdmaPF>()
-              .AddConstructor<CellgymNrTraceSchedulerOfdmaPF>()
-              .AddTraceSource("WithheldTb",
-                              "A downlink TB under 10 bytes was withheld (its bytes carry over)",
-                              MakeTraceSourceAccessor(&CellgymNrTraceSchedulerOfdmaPF::m_withheld),
-                              "ns3::CellgymNrTraceSchedulerOfdmaPF::WithheldTracedCallback");
-    return tid;
+/// The registered type name of the trace scheduler over each 5G-LENA scheduler.
+template <class Base>
+const char* TraceSchedulerName();
+
+template <>
+const char*
+TraceSchedulerName<NrMacSchedulerOfdmaPF>()
+{
+    return "ns3::CellgymNrTraceSchedulerOfdmaPF";
 }
 
 template <>
+const char*
+TraceSchedulerName<NrMacSchedulerOfdmaRR>()
+{
+    return "ns3::CellgymNrTraceSchedulerOfdmaRR";
+}
+} // namespace
+
+template <class Base>
 TypeId
-CellgymNrTraceSchedulerOfdmaRR::GetTypeId()
+CellgymNrTraceScheduler<Base>::GetTypeId()
 {
     static TypeId tid
-        = TypeId("ns3::CellgymNrTraceSchedulerOfdmaRR")
-              .SetParent<NrMacSchedulerOfdmaRR>()
-              .AddConstructor<CellgymNrTraceSchedulerOfdmaRR>()
+        = TypeId(TraceSchedulerName<Base>())
+              .template SetParent<Base>()
+              .template AddConstructor<CellgymNrTraceScheduler<Base>>()
               .AddTraceSource("WithheldTb",
                               "A downlink TB under 10 bytes was withheld (its bytes carry over)",
-                              MakeTraceSourceAccessor(&CellgymNrTraceSchedulerOfdmaRR::m_withheld),
-                              "ns3::CellgymNrTraceSchedulerOfdmaRR::WithheldTracedCallback");
+                              MakeTraceSourceAccessor(&CellgymNrTraceScheduler<Base>::m_withheld),
+                              "ns3::CellgymNrTraceScheduler::WithheldTracedCallback");
     return tid;
 }
 
