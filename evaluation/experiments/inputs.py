@@ -105,3 +105,15 @@ ZEUS: tuple[str, ...] = (
     "baselines/base.py",
     "baselines/oracle.py",
 )
+
+#: XRC's Figs. 1 and 5 with XCP, RCP and PBE-CC
+#: (``python -m evaluation.experiments.explicit_cell``): also the fast model (its backend's rows),
+#: the figure scenarios, the XRC reproduction's module (its scenarios and analysis) and its own
+#: module. The report text is rewritten by ``--render``.
+EXPLICIT_CELL: tuple[str, ...] = (
+    *COMMON,
+    "envs/fastsim/**/*",
+    "configs/scenario/xrc_fig*.yaml",
+    "evaluation/experiments/xrc_paper.py",
+    "evaluation/experiments/explicit_cell.py",
+)

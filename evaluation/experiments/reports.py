@@ -133,6 +133,14 @@ REPORTS: tuple[Report, ...] = (
         ("--backend", "both", "--out", "docs/zeus", "--jobs", "2"),
         optional=True,
     ),
+    Report(
+        "docs/explicit-cell",
+        "docs/explicit-cell/numbers.json",
+        "evaluation.experiments.explicit_cell",
+        inputs.EXPLICIT_CELL,
+        ("--seeds", "2", "--jobs", "2", "--out", "docs/explicit-cell"),
+        optional=True,
+    ),
 )
 
 
