@@ -18,3 +18,4 @@ def test_cpp_unit_suites_pass():
     )
     assert out.returncode == 0, out.stdout + out.stderr
     assert "PASS tcp-xrc" in out.stdout + out.stderr
+    assert "PASS explicit-router" in out.stdout + out.stderr
