@@ -910,18 +910,18 @@ main(int argc, char* argv[])
                "XCP and RCP flows cannot share the bottleneck: all xcp or all rcp");
     }
     WiredRouter wiredRouter;
-    if ((anyXcp || anyRcp) && bottleneckMbps <= 0)
+    if ((anyXcp || anyRcp) && !bottleneckTrace.empty())
     {
         BadArg("flows",
                flowsSpec,
-               "xcp and rcp flows need the wired bottleneck (--bottleneckMbps > 0) in this build");
+               "xcp and rcp flows at --bottleneckMbps or at the cell (no router at a trace link)");
     }
-    if (anyXcp || anyRcp)
+    const auto knobs = anyXcp ? xcpKnobs : rcpKnobs;
+    const auto kind = anyXcp ? CellGymExplicitRouter::Kind::XCP : CellGymExplicitRouter::Kind::RCP;
+    if ((anyXcp || anyRcp) && bottleneckMbps > 0)
     {
         wiredRouter.router = CreateObject<CellGymExplicitRouter>();
-        wiredRouter.router->Configure(anyXcp ? CellGymExplicitRouter::Kind::XCP
-                                             : CellGymExplicitRouter::Kind::RCP,
-                                      anyXcp ? xcpKnobs : rcpKnobs);
+        wiredRouter.router->Configure(kind, knobs);
         Ptr<PointToPointNetDevice> bnDev = DynamicCast<PointToPointNetDevice>(coreDevs.Get(0));
         Ptr<Queue<Packet>> bnQueue = bnDev->GetQueue();
         const double capBytesPerMs = bottleneckMbps * 1e6 / 8 / 1e3;
@@ -943,6 +943,49 @@ main(int argc, char* argv[])
     // -- the XRC agent ----------------------------------------------------------------------------
     radio.installAgent(radio);
     cell.agent = radio.agent;
+
+    // -- without a wired bottleneck: XCP's or RCP's router per UE at the base station, its queue
+    // the UE's RLC buffer, its capacity the XRC agent's estimate (docs/explicit-feedback.md) ---
+    std::vector<Ptr<CellGymExplicitRouter>> ueRouters;
+    if ((anyXcp || anyRcp) && bottleneckMbps <= 0)
+    {
+        std::vector<uint32_t> ueOfFlow(flowConfigs.size(), 0);
+        for (const auto& fc : flowConfigs)
+        {
+            ueOfFlow[fc.flowId] = fc.ue;
+        }
+        Ptr<XrcEnbAgent> agent = cell.agent;
+        for (uint32_t u = 0; u < numUes; ++u)
+        {
+            Ptr<CellGymExplicitRouter> r = CreateObject<CellGymExplicitRouter>();
+            r->Configure(kind, knobs);
+            r->Start(
+                [agent, u]()
+                {
+                    return agent->GetCapacityBytesPerMs(u);
+                },
+                [agent, u]()
+                {
+                    return agent->GetRlcBytes(u);
+                });
+            ueRouters.push_back(r);
+        }
+        agent->SetPacketHooks(
+            [&ueRouters, ueOfFlow](uint32_t flow, double bytes, Ptr<const Packet> p)
+            {
+                ExplicitHeaderTag hdr;
+                const bool hasHdr = p->PeekPacketTag(hdr);
+                ueRouters[ueOfFlow[flow]]->OnPacket(flow, bytes, hasHdr ? &hdr : nullptr);
+            },
+            [&ueRouters, ueOfFlow](uint32_t flow, Ptr<const Packet> p)
+            {
+                ExplicitFeedbackTag old;
+                if (!p->PeekPacketTag(old))
+                {
+                    p->AddPacketTag(ueRouters[ueOfFlow[flow]]->FeedbackOf(flow));
+                }
+            });
+    }
 
     // -- flows ------------------------------------------------------------------------------------
     Ptr<UniformRandomVariable> startOffset = CreateObject<UniformRandomVariable>();
