@@ -581,10 +581,10 @@ class ScenarioSpec:
                     f"scenario.flows[{i}].cca={f.cca!r}: XCP and RCP flows cannot share the "
                     "bottleneck (one router kind per scenario): allowed all xcp or all rcp"
                 )
-            if f.cca in EXPLICIT_CCAS and self.bottleneck_mbps <= 0:
+            if f.cca in EXPLICIT_CCAS and self.bottleneck_trace:
                 raise SpecError(
-                    f"scenario.flows[{i}].cca={f.cca!r} needs a wired bottleneck on the ns3 "
-                    f"backend: scenario.bottleneck_mbps={self.bottleneck_mbps:g}, allowed > 0 "
+                    f"scenario.flows[{i}].cca={f.cca!r} has no router at a trace bottleneck on "
+                    "the ns3 backend: allowed with scenario.bottleneck_mbps or at the cell "
                     "(docs/explicit-feedback.md)"
                 )
 
