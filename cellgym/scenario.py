@@ -581,12 +581,6 @@ class ScenarioSpec:
                     f"scenario.flows[{i}].cca={f.cca!r}: XCP and RCP flows cannot share the "
                     "bottleneck (one router kind per scenario): allowed all xcp or all rcp"
                 )
-            if f.cca in EXPLICIT_CCAS and self.bottleneck_trace:
-                raise SpecError(
-                    f"scenario.flows[{i}].cca={f.cca!r} has no router at a trace bottleneck on "
-                    "the ns3 backend: allowed with scenario.bottleneck_mbps or at the cell "
-                    "(docs/explicit-feedback.md)"
-                )
 
     def to_ns3_args(self, seed: int) -> list[str]:
         """Render the scenario program's arguments (without the program and port).

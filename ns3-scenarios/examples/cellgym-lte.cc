@@ -525,6 +525,24 @@ OnBottleneckTx(WiredRouter* wr, Ptr<const Packet> p)
     wr->router->OnPacket(hasHdr ? it->second : 0, wireBytes, hasHdr ? &hdr : nullptr);
 }
 
+/// Bytes a trace link's delivery opportunity carries (one packet of up to 1500 bytes).
+constexpr double kTracePacketBytes = 1500;
+
+/// A packet joins the trace link's queue disc: it counts at the router as one opportunity.
+void
+OnTraceLinkEnqueue(WiredRouter* wr, Ptr<const QueueDiscItem> item)
+{
+    Ptr<const Ipv4QueueDiscItem> ipItem = DynamicCast<const Ipv4QueueDiscItem>(item);
+    if (!ipItem)
+    {
+        return;
+    }
+    auto it = wr->flowOf.find(ipItem->GetHeader().GetSource());
+    ExplicitHeaderTag hdr;
+    const bool hasHdr = it != wr->flowOf.end() && item->GetPacket()->PeekPacketTag(hdr);
+    wr->router->OnPacket(hasHdr ? it->second : 0, kTracePacketBytes, hasHdr ? &hdr : nullptr);
+}
+
 /// An ACK reaches the router from the PGW: it carries its flow's feedback back to the sender.
 void
 OnBottleneckAck(WiredRouter* wr, Ptr<const Packet> p)
@@ -910,12 +928,6 @@ main(int argc, char* argv[])
                "XCP and RCP flows cannot share the bottleneck: all xcp or all rcp");
     }
     WiredRouter wiredRouter;
-    if ((anyXcp || anyRcp) && !bottleneckTrace.empty())
-    {
-        BadArg("flows",
-               flowsSpec,
-               "xcp and rcp flows at --bottleneckMbps or at the cell (no router at a trace link)");
-    }
     const auto knobs = anyXcp ? xcpKnobs : rcpKnobs;
     const auto kind = anyXcp ? CellGymExplicitRouter::Kind::XCP : CellGymExplicitRouter::Kind::RCP;
     if ((anyXcp || anyRcp) && bottleneckMbps > 0)
@@ -939,6 +951,34 @@ main(int argc, char* argv[])
         bnDev->TraceConnectWithoutContext("PhyRxEnd",
                                           MakeBoundCallback(&OnBottleneckAck, &wiredRouter));
     }
+    if ((anyXcp || anyRcp) && !bottleneckTrace.empty())
+    {
+        // The trace-driven link: packets count as they join its queue disc, each one delivery
+        // opportunity (kTracePacketBytes); the capacity is the opportunities of each ms.
+        wiredRouter.router = CreateObject<CellGymExplicitRouter>();
+        wiredRouter.router->Configure(kind, knobs);
+        wiredRouter.router->SetCapacityPerTick(true);
+        Ptr<QueueDisc> qdisc = coreDevs.Get(0)
+                                   ->GetNode()
+                                   ->GetObject<TrafficControlLayer>()
+                                   ->GetRootQueueDiscOnDevice(coreDevs.Get(0));
+        const auto perMs = bottleneckSchedule.perMs;
+        wiredRouter.router->Start(
+            [perMs]()
+            {
+                // The tick that ends now covers the ms before it.
+                const auto ms = static_cast<uint64_t>(Simulator::Now().GetMilliSeconds() - 1);
+                return static_cast<double>(perMs[ms % perMs.size()]) * kTracePacketBytes;
+            },
+            [qdisc]()
+            {
+                return static_cast<double>(qdisc->GetNPackets()) * kTracePacketBytes;
+            });
+        qdisc->TraceConnectWithoutContext("Enqueue",
+                                          MakeBoundCallback(&OnTraceLinkEnqueue, &wiredRouter));
+        coreDevs.Get(0)->TraceConnectWithoutContext(
+            "PhyRxEnd", MakeBoundCallback(&OnBottleneckAck, &wiredRouter));
+    }
 
     // -- the XRC agent ----------------------------------------------------------------------------
     radio.installAgent(radio);
@@ -947,7 +987,7 @@ main(int argc, char* argv[])
     // -- without a wired bottleneck: XCP's or RCP's router per UE at the base station, its queue
     // the UE's RLC buffer, its capacity the XRC agent's estimate (docs/explicit-feedback.md) ---
     std::vector<Ptr<CellGymExplicitRouter>> ueRouters;
-    if ((anyXcp || anyRcp) && bottleneckMbps <= 0)
+    if ((anyXcp || anyRcp) && bottleneckMbps <= 0 && bottleneckTrace.empty())
     {
         std::vector<uint32_t> ueOfFlow(flowConfigs.size(), 0);
         for (const auto& fc : flowConfigs)

@@ -42,6 +42,12 @@ CellGymExplicitRouter::Configure(Kind kind, const Knobs& knobs)
 }
 
 void
+CellGymExplicitRouter::SetCapacityPerTick(bool perTick)
+{
+    m_perTick = perTick;
+}
+
+void
 CellGymExplicitRouter::Start(std::function<double()> capacity, std::function<double()> queue)
 {
     m_capacity = std::move(capacity);
@@ -98,6 +104,7 @@ CellGymExplicitRouter::Tick(double capBytesPerMs, double queueBytes)
         m_qMin = queueBytes;
     }
     m_qMin = std::min(m_qMin, queueBytes);
+    m_capAcc += m_perTick ? capBytesPerMs : 0.0;
     const double elapsed = t + 1.0 - m_start;
     double period = m_d;
     if (m_kind == Kind::RCP && m_knobs.rcpUpdateMs > 0)
@@ -109,7 +116,7 @@ CellGymExplicitRouter::Tick(double capBytesPerMs, double queueBytes)
         return;
     }
     const double d = std::max(m_rttBytes > 0 ? m_sumRs / m_rttBytes : m_d, 1.0);
-    const double cap = capBytesPerMs;
+    const double cap = m_perTick ? m_capAcc / elapsed : capBytesPerMs;
     const double y = m_in / elapsed;
     if (m_kind == Kind::XCP)
     {
@@ -135,6 +142,7 @@ CellGymExplicitRouter::Tick(double capBytesPerMs, double queueBytes)
     m_sumRs = 0;
     m_sumRsc = 0;
     m_qMin = queueBytes;
+    m_capAcc = 0;
 }
 
 ExplicitFeedbackTag

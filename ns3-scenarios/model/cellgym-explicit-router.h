@@ -64,6 +64,13 @@ class CellGymExplicitRouter : public Object
     void Configure(Kind kind, const Knobs& knobs);
 
     /**
+     * @brief Read the capacity as the bytes each tick offers (a trace-driven link's delivery
+     *        opportunities), summed over the interval, instead of a rate.
+     * @param perTick true: Tick's capacity is the tick's bytes; the interval's C is their mean
+     */
+    void SetCapacityPerTick(bool perTick);
+
+    /**
      * @brief Run Tick every ms from now on, reading the capacity and the queue.
      * @param capacity the capacity now, bytes per ms (<= 0: not known yet)
      * @param queue the queue now, bytes
@@ -80,7 +87,8 @@ class CellGymExplicitRouter : public Object
 
     /**
      * @brief The end of a 1 ms tick: the persistent queue, the control at an interval's end.
-     * @param capBytesPerMs the capacity, bytes per ms (<= 0: none known yet)
+     * @param capBytesPerMs the capacity, bytes per ms (<= 0: none known yet); with
+     *        SetCapacityPerTick, the bytes this tick offers
      * @param queueBytes the queue now, bytes
      */
     void Tick(double capBytesPerMs, double queueBytes);
@@ -112,18 +120,20 @@ class CellGymExplicitRouter : public Object
     std::function<double()> m_capacity;
     std::function<double()> m_queue;
     EventId m_tick;
-    uint64_t m_t{0};      //!< ticks so far
-    double m_d{0};        //!< control interval d, ms (0: before the first tick)
-    double m_start{0};    //!< the tick at which the interval began
-    double m_in{0};       //!< input traffic of the interval, bytes
-    double m_rttBytes{0}; //!< bytes of packets with an RTT
-    double m_sumRs{0};    //!< sum rtt_i s_i
-    double m_sumRsc{0};   //!< sum rtt_i s_i / cwnd_i
-    double m_qMin{0};     //!< the smallest queue of the interval, bytes
-    double m_phi{0};      //!< XCP: latest phi
-    double m_xiP{0};      //!< XCP: xi_p
-    double m_xiN{0};      //!< XCP: xi_n
-    double m_rate{0};     //!< RCP: R, bytes per ms
+    uint64_t m_t{0};       //!< ticks so far
+    double m_d{0};         //!< control interval d, ms (0: before the first tick)
+    double m_start{0};     //!< the tick at which the interval began
+    double m_in{0};        //!< input traffic of the interval, bytes
+    double m_rttBytes{0};  //!< bytes of packets with an RTT
+    double m_sumRs{0};     //!< sum rtt_i s_i
+    double m_sumRsc{0};    //!< sum rtt_i s_i / cwnd_i
+    double m_qMin{0};      //!< the smallest queue of the interval, bytes
+    double m_phi{0};       //!< XCP: latest phi
+    double m_xiP{0};       //!< XCP: xi_p
+    double m_xiN{0};       //!< XCP: xi_n
+    double m_rate{0};      //!< RCP: R, bytes per ms
+    bool m_perTick{false}; //!< the capacity is each tick's bytes (a trace link)
+    double m_capAcc{0};    //!< the interval's bytes offered (m_perTick)
     std::map<uint32_t, Flow> m_flows;
 };
 

@@ -175,6 +175,24 @@ class RcpRouterTestCase : public TestCase
         Packets(fast, 1, 10, 1250, h);
         Ticks(fast, 10, 0);
         NS_TEST_ASSERT_MSG_EQ_TOL(fast->GetRate(), 980.0, 1e-9, "T / d scaling");
+
+        // A trace link's capacity: the bytes each tick offers, averaged over the interval.
+        // Ticks offering 2000 and 0 B in turn: C = 1000 B/ms, so the same sequence gives 980.
+        Ptr<CellGymExplicitRouter> trace = CreateObject<CellGymExplicitRouter>();
+        trace->Configure(CellGymExplicitRouter::Kind::RCP, k);
+        trace->SetCapacityPerTick(true);
+        Packets(trace, 1, 5, 1250, h);
+        for (int i = 0; i < 10; ++i)
+        {
+            trace->Tick(i % 2 == 0 ? 2000 : 0, 0);
+        }
+        NS_TEST_ASSERT_MSG_EQ_TOL(trace->GetRate(), 1000.0, 1e-9, "R = C = the ticks' mean");
+        Packets(trace, 1, 10, 1250, h);
+        for (int i = 0; i < 10; ++i)
+        {
+            trace->Tick(i % 2 == 0 ? 2000 : 0, 0);
+        }
+        NS_TEST_ASSERT_MSG_EQ_TOL(trace->GetRate(), 980.0, 1e-9, "C from the offered bytes");
     }
 };
 

@@ -337,11 +337,9 @@ def test_scenario_accepts_or_names_the_field(data: Any) -> None:
         return
     spec.validate()
     explicit = [f.cca for f in spec.flows if f.cca in EXPLICIT_CCAS]
-    if any(f.cca in FAST_ONLY_CCAS for f in spec.flows) or (
-        explicit and (spec.bottleneck_trace or len(set(explicit)) > 1)
-    ):
-        # A fast-only controller, or XCP/RCP where ns-3 has no router for it (a trace
-        # bottleneck, or both kinds at one bottleneck), is refused on ns-3, naming the flow.
+    if any(f.cca in FAST_ONLY_CCAS for f in spec.flows) or len(set(explicit)) > 1:
+        # A fast-only controller, or XCP and RCP at one bottleneck (one router kind per
+        # scenario), is refused on ns-3, naming the flow.
         with pytest.raises(SpecError, match=r"scenario\.flows\[\d+\]\.cca="):
             spec.to_ns3_args(seed=1)
         return

@@ -1,7 +1,8 @@
 """XCP and RCP on the real simulator: two flows converge to fair shares with a near-empty queue.
 
 The router (ns3-scenarios/model/cellgym-explicit-router.cc) sits at the scenario's bottleneck, as
-the fast backend's does (docs/explicit-feedback.md): a 10 Mbit/s wired link ("wired"), or the
+the fast backend's does (docs/explicit-feedback.md): a 10 Mbit/s wired link ("wired"), the same
+rate as a Mahimahi trace link ("trace"), or the
 LTE cell's downlink at the base station ("lte": 50 RBs, one UE at 100 m, about 33 Mbit/s), or
 the NR cell's ("nr": 20 MHz, numerology 1, line of sight, one UE at 100 m). The
 second flow starts 1 s after the first; fairness is Jain's index of the flows' acknowledged bytes
@@ -13,6 +14,7 @@ flows' rates).
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,6 +23,7 @@ from cellgym.fields import FLOW, UE
 from cellgym.metrics import jain_index
 from cellgym.paths import ns3_build_dir
 from cellgym.scenario import FlowSpec, ScenarioSpec
+from cellgym.traces import generate, write_mahimahi
 from evaluation.rollouts import run_native
 
 pytestmark = pytest.mark.ns3
@@ -42,9 +45,14 @@ def _nr_missing() -> str | None:
     return out.stderr.strip() if out.returncode == 4 else None
 
 
-def _run(cca: str, where: str) -> dict[str, np.ndarray]:
-    wired = where == "wired"
+def _run(cca: str, where: str, tmp_path: Path) -> dict[str, np.ndarray]:
+    wired = where in ("wired", "trace")
     kw: dict = {"bottleneck_mbps": LINK_MBPS, "bottleneck_buffer_pkts": 1000} if wired else {}
+    if where == "trace":
+        # The same 10 Mbit/s as a Mahimahi trace: the router at the trace link's queue disc.
+        series = generate("steps", {"levels_mbps": [LINK_MBPS], "hold_s": 1.0, "duration_s": 1.0})
+        kw["bottleneck_mbps"] = 0.0
+        kw["bottleneck_trace"] = str(write_mahimahi(series, tmp_path / "c10.up"))
     if where == "nr":
         kw["cell"] = {"type": "nr", "numerology": 1, "bandwidth_mhz": 20.0, "los": "los"}
     spec = ScenarioSpec(
@@ -81,11 +89,11 @@ def _run(cca: str, where: str) -> dict[str, np.ndarray]:
 
 
 @pytest.mark.parametrize("cca", ["xcp", "rcp"])
-@pytest.mark.parametrize("where", ["wired", "lte", "nr"])
-def test_two_flows_converge_to_fair_shares_with_a_near_empty_queue(cca, where):
+@pytest.mark.parametrize("where", ["wired", "trace", "lte", "nr"])
+def test_two_flows_converge_to_fair_shares_with_a_near_empty_queue(cca, where, tmp_path):
     if where == "nr" and (missing := _nr_missing()):
         pytest.skip(missing)
-    r = _run(cca, where)
+    r = _run(cca, where, tmp_path)
     # The second flow starts at 1 s (+ up to 0.1 s of jitter and its handshake): fair within
     # 1 s of its start (about 20 RTTs of 45 ms), in every 200 ms window from then on.
     late = slice(int((SECOND_START_S + 1.2) / 0.2), None)
