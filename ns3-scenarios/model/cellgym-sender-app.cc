@@ -293,8 +293,8 @@ CellGymSenderApp::OnRx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSoc
         }
         else if (Ptr<TcpRcp> rcp = DynamicCast<TcpRcp>(m_cca))
         {
+            // The observation's fb_rate_mbps stays XRC's agent's rate, as in the fast model.
             rcp->SetFeedback(explicitTag.rcpRateBps);
-            m_fbRateMbps = explicitTag.rcpRateBps / 1e6;
         }
     }
     if (!(h.GetFlags() & TcpHeader::ACK))
