@@ -489,7 +489,8 @@ struct WiredRouter
     std::map<Ipv4Address, uint32_t> flowOf; //!< server address -> flow
 };
 
-/// The IPv4 header of a packet seen at a point-to-point device (with or without its PPP header).
+/// The IPv4 header of a packet seen at a point-to-point device (with or without its PPP header):
+/// false when it is not IPv4.
 bool
 PeekIpv4(Ptr<const Packet> p, Ipv4Header& ip, bool& hasPpp)
 {
@@ -505,7 +506,7 @@ PeekIpv4(Ptr<const Packet> p, Ipv4Header& ip, bool& hasPpp)
         PppHeader ppp;
         copy->RemoveHeader(ppp);
     }
-    return copy->PeekHeader(ip) > 0 && ip.GetProtocol() == 6;
+    return copy->PeekHeader(ip) > 0;
 }
 
 /// A packet enters the bottleneck device (router -> PGW): it counts at the router.
@@ -554,7 +555,7 @@ OnBottleneckAck(WiredRouter* wr, Ptr<const Packet> p)
         return;
     }
     auto it = wr->flowOf.find(ip.GetDestination());
-    if (it != wr->flowOf.end())
+    if (it != wr->flowOf.end() && ip.GetProtocol() == 6) // the flow's TCP ACKs
     {
         p->AddPacketTag(wr->router->FeedbackOf(it->second));
     }
