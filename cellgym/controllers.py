@@ -121,18 +121,26 @@ def _registry() -> dict[str, Controller]:
     out["xcp"] = Controller(
         name="xcp",
         kind="native",
-        backends=("fast",),
+        backends=BACKENDS,
         summary="XCP: window sender, per-packet feedback from the bottleneck's efficiency and "
         "fairness controllers",
-        code={"fast": "envs/fastsim/senders/xcp.py"},
+        code={
+            "ns3": "ns3-scenarios/model/tcp-xcp.cc",
+            "fast": "envs/fastsim/senders/xcp.py",
+        },
+        ns3_type="ns3::TcpXcp",
         fast_model="xcp",
     )
     out["rcp"] = Controller(
         name="rcp",
         kind="native",
-        backends=("fast",),
+        backends=BACKENDS,
         summary="RCP: paces at the bottleneck's common rate R(t)",
-        code={"fast": "envs/fastsim/senders/rcp.py"},
+        code={
+            "ns3": "ns3-scenarios/model/tcp-rcp.cc",
+            "fast": "envs/fastsim/senders/rcp.py",
+        },
+        ns3_type="ns3::TcpRcp",
         fast_model="rcp",
     )
     out["xrc_policy"] = Controller(

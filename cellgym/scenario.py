@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from cellgym.paths import SCENARIO_CONFIGS
+from cellgym.router_spec import RouterSpec
 from cellgym.traces.spec import (
     bottleneck_ns3_args,
     check_channel_trace,
@@ -37,6 +38,7 @@ from cellgym.vocab import (
     CCAS,
     CELL_TYPES,
     CHANNEL_SOURCES,
+    EXPLICIT_CCAS,
     FAST_ONLY_CCAS,
     LTE_BANDWIDTHS_RBS,
     MOBILITY_MODES,
@@ -406,6 +408,8 @@ class ScenarioSpec:
         active_timeout_ms: XRC agent: a flow is active while its packets arrive less than
             this apart, in ms.
         xrc_window_ttis: XRC agent: capacity averaging window, in TTIs.
+        router: The explicit-feedback router's knobs (``RouterSpec``: XCP's and RCP's alpha,
+            beta, shuffling, update period), read by both backends.
         flows: The flows (1 to ``MAX_FLOWS``, 256).
     """
 
@@ -424,6 +428,7 @@ class ScenarioSpec:
     active_timeout_ms: float = 200.0
     xrc_window_ttis: int = 40
     flows: list[FlowSpec] = field(default_factory=_default_flows)
+    router: RouterSpec = field(default_factory=RouterSpec)
 
     def __post_init__(self) -> None:
         """Convert nested mappings to their sections and ``FlowSpec`` and validate every field."""
@@ -437,6 +442,9 @@ class ScenarioSpec:
                 raise SpecError(f"scenario.flows[{i}]={f!r} is not a mapping: give its fields")
         self.cell = _build(CellSpec, self.cell, "scenario.cell")
         self.channel = _build(ChannelSpec, self.channel, "scenario.channel")
+        if not isinstance(self.router, Mapping | RouterSpec):
+            raise SpecError(f"scenario.router={self.router!r} is not a mapping: give its fields")
+        self.router = _build(RouterSpec, self.router, "scenario.router")
         self.flows = [f if isinstance(f, FlowSpec) else FlowSpec(**dict(f)) for f in self.flows]
         self.validate()
 
@@ -464,6 +472,7 @@ class ScenarioSpec:
         check_scenario_traces(self)
         check_range("scenario.active_timeout_ms", self.active_timeout_ms, 1.0, 100_000.0)
         check_range("scenario.xrc_window_ttis", self.xrc_window_ttis, 1, 10_000)
+        self.router.validate("scenario.router")
         if not self.flows:
             raise SpecError("scenario.flows is empty: give at least one flow")
         if len(self.flows) > MAX_FLOWS:
@@ -553,7 +562,7 @@ class ScenarioSpec:
         ``spec.replace(sim_time_s=5, channel={"mobility": "static"})`` changes ``sim_time_s``
         and the channel's ``mobility``, keeping the rest.
         """
-        for section in ("cell", "channel"):
+        for section in ("cell", "channel", "router"):
             value = changes.get(section)
             if isinstance(value, Mapping):
                 changes[section] = dataclasses.replace(getattr(self, section), **value)
@@ -566,6 +575,11 @@ class ScenarioSpec:
                 raise SpecError(
                     f"scenario.flows[{i}].cca={f.cca!r} does not run on the ns3 backend yet "
                     "(fast backend only: docs/explicit-feedback.md)"
+                )
+            if f.cca in EXPLICIT_CCAS and {g.cca for g in self.flows} >= set(EXPLICIT_CCAS):
+                raise SpecError(
+                    f"scenario.flows[{i}].cca={f.cca!r}: XCP and RCP flows cannot share the "
+                    "bottleneck (one router kind per scenario): allowed all xcp or all rcp"
                 )
 
     def to_ns3_args(self, seed: int) -> list[str]:
@@ -595,6 +609,7 @@ class ScenarioSpec:
             *bottleneck_ns3_args(self),
             f"--activeTimeoutMs={self.active_timeout_ms:g}",
             f"--xrcWindowTtis={self.xrc_window_ttis}",
+            *self.router.ns3_args(),
             "--flows=" + ";".join(f.to_token() for f in self.flows),
         ]
 

@@ -191,7 +191,8 @@ class FastSimParams:
         xrc_ramp_rtts: RTTs in which XRC's window reaches twnd from below.
         xrc_unfair_rtts: RTTs of high delay at twnd before XRC's unfairness mode.
         xrc_unfair_alpha: XRC's growth in the unfairness mode, segments per RTT.
-        explicit: Knobs of XCP's and RCP's router (``router_params.RouterKnobs`` or a mapping).
+        explicit: Knobs of XCP's and RCP's router (``router_params.RouterKnobs`` or a mapping;
+            None: the scenario's ``router`` section, ``cellgym.router_spec.RouterSpec``).
         tb_overhead_bytes: RLC/MAC header bytes per transport block.
         sdu_overhead_bytes: Extra RLC header bytes per additional SDU in a transport block.
         attach_ms: Earliest flow start (the UE's attach), in ms.
@@ -312,7 +313,8 @@ class FastSimParams:
         if self.spec.buffer_bdp is not None:  # Zeus buffer regime -> packets
             object.__setattr__(self, "spec", resolve_buffers(self.spec))
         self._check_harq_and_nr()
-        object.__setattr__(self, "explicit", check_router(self.explicit, self.spec))
+        explicit = self.spec.router.knobs() if self.explicit is None else self.explicit
+        object.__setattr__(self, "explicit", check_router(explicit, self.spec))
         _ = self._bottleneck  # a bottleneck trace's file and content, checked now
 
     def _check_harq_and_nr(self) -> None:

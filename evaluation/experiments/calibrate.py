@@ -108,6 +108,8 @@ SCENARIOS: tuple[str, ...] = (
     "agent_steps_rate",
     "wired_bottleneck_cubic",
     "wired_bottleneck_xrc",
+    "wired_bottleneck_xcp",
+    "cell_rcp2",
 )
 #: The NR cell's rows (5G-LENA on ns-3), a table of their own (``--scenarios nr``, written to
 #: ``docs/calibration/nr/`` with fewer seeds and shorter runs: an NR cell simulates at about a

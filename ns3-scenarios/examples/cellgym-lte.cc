@@ -4,6 +4,7 @@
 // with --openGymPort=0). The cells are built in model/cellgym-radio-cell.cc (LTE) and
 // model/nr/cellgym-nr-cell.cc (NR); everything else here is shared. The command line, the
 // observation columns and the action are specified in docs/scenario-contract.md.
+#include "cellgym-explicit-router.h"
 #include "cellgym-radio-cell.h"
 #include "cellgym-sender-app.h"
 #include "cellgym-trace-link.h"
@@ -481,6 +482,85 @@ MoveUe(Ptr<MobilityModel> mobility, Ptr<UniformRandomVariable> distance, double 
     Simulator::Schedule(period, &MoveUe, mobility, distance, angle, period);
 }
 
+/// XCP's or RCP's router at the wired bottleneck, with the flows it knows by server address.
+struct WiredRouter
+{
+    Ptr<CellGymExplicitRouter> router;      //!< the router's rules
+    std::map<Ipv4Address, uint32_t> flowOf; //!< server address -> flow
+};
+
+/// The IPv4 header of a packet seen at a point-to-point device (with or without its PPP header):
+/// false when it is not IPv4.
+bool
+PeekIpv4(Ptr<const Packet> p, Ipv4Header& ip, bool& hasPpp)
+{
+    uint8_t first = 0;
+    if (p->GetSize() < 1 || p->CopyData(&first, 1) != 1)
+    {
+        return false;
+    }
+    Ptr<Packet> copy = p->Copy();
+    hasPpp = (first >> 4) != 4;
+    if (hasPpp)
+    {
+        PppHeader ppp;
+        copy->RemoveHeader(ppp);
+    }
+    return copy->PeekHeader(ip) > 0;
+}
+
+/// A packet enters the bottleneck device (router -> PGW): it counts at the router.
+void
+OnBottleneckTx(WiredRouter* wr, Ptr<const Packet> p)
+{
+    Ipv4Header ip;
+    bool hasPpp = false;
+    if (!PeekIpv4(p, ip, hasPpp))
+    {
+        return;
+    }
+    const double wireBytes = p->GetSize() + (hasPpp ? 0 : 2); // 2: the PPP header
+    auto it = wr->flowOf.find(ip.GetSource());
+    ExplicitHeaderTag hdr;
+    const bool hasHdr = it != wr->flowOf.end() && p->PeekPacketTag(hdr);
+    wr->router->OnPacket(hasHdr ? it->second : 0, wireBytes, hasHdr ? &hdr : nullptr);
+}
+
+/// Bytes a trace link's delivery opportunity carries (one packet of up to 1500 bytes).
+constexpr double kTracePacketBytes = 1500;
+
+/// A packet joins the trace link's queue disc: it counts at the router as one opportunity.
+void
+OnTraceLinkEnqueue(WiredRouter* wr, Ptr<const QueueDiscItem> item)
+{
+    Ptr<const Ipv4QueueDiscItem> ipItem = DynamicCast<const Ipv4QueueDiscItem>(item);
+    if (!ipItem)
+    {
+        return;
+    }
+    auto it = wr->flowOf.find(ipItem->GetHeader().GetSource());
+    ExplicitHeaderTag hdr;
+    const bool hasHdr = it != wr->flowOf.end() && item->GetPacket()->PeekPacketTag(hdr);
+    wr->router->OnPacket(hasHdr ? it->second : 0, kTracePacketBytes, hasHdr ? &hdr : nullptr);
+}
+
+/// An ACK reaches the router from the PGW: it carries its flow's feedback back to the sender.
+void
+OnBottleneckAck(WiredRouter* wr, Ptr<const Packet> p)
+{
+    Ipv4Header ip;
+    bool hasPpp = false;
+    if (!PeekIpv4(p, ip, hasPpp))
+    {
+        return;
+    }
+    auto it = wr->flowOf.find(ip.GetDestination());
+    if (it != wr->flowOf.end() && ip.GetProtocol() == 6) // the flow's TCP ACKs
+    {
+        p->AddPacketTag(wr->router->FeedbackOf(it->second));
+    }
+}
+
 void
 OnSinkRx(Ptr<CellGymSenderApp> app, Ptr<const Packet> packet, const Address&)
 {
@@ -523,6 +603,12 @@ main(int argc, char* argv[])
         {"flows", "ue=0,cca=cubic"},
         {"activeTimeoutMs", "200"},
         {"xrcWindowTtis", "40"},
+        {"xcpAlpha", "0.4"},
+        {"xcpBeta", "0.226"},
+        {"xcpShuffle", "0.1"},
+        {"rcpAlpha", "0.4"},
+        {"rcpBeta", "0.226"},
+        {"rcpUpdateMs", "0"},
         {"capacityTrace", ""},
         {"channelSource", "distance"},
         {"recordPath", ""},
@@ -571,6 +657,12 @@ main(int argc, char* argv[])
         {"activeTimeoutMs",
          "XRC agent: a flow is active while its packets arrive closer than this"},
         {"xrcWindowTtis", "XRC agent: capacity averaging window, TTIs"},
+        {"xcpAlpha", "XCP router: efficiency controller's alpha (per control interval)"},
+        {"xcpBeta", "XCP router: efficiency controller's beta (persistent queue, bytes)"},
+        {"xcpShuffle", "XCP router: share of the capacity shuffled per control interval"},
+        {"rcpAlpha", "RCP router: alpha of the rate update (spare capacity)"},
+        {"rcpBeta", "RCP router: beta of the rate update (queue)"},
+        {"rcpUpdateMs", "RCP router: update period, ms (0: every average RTT)"},
         {"channelSource",
          "distance (the channel model), or the trace source the scenario names (mahimahi, "
          "irish5g, synthetic): then --capacityTrace is required"},
@@ -690,6 +782,14 @@ main(int argc, char* argv[])
     const std::string flowsSpec = opt["flows"];
     const double activeTimeoutMs = doubleOpt("activeTimeoutMs", 1, 1e6);
     const auto xrcWindowTtis = static_cast<uint32_t>(uintOpt("xrcWindowTtis", 1, 100'000));
+    CellGymExplicitRouter::Knobs xcpKnobs;
+    xcpKnobs.alpha = doubleOpt("xcpAlpha", 1e-9, 1);
+    xcpKnobs.beta = doubleOpt("xcpBeta", 0, 2);
+    xcpKnobs.shuffle = doubleOpt("xcpShuffle", 0, 1);
+    CellGymExplicitRouter::Knobs rcpKnobs;
+    rcpKnobs.alpha = doubleOpt("rcpAlpha", 1e-9, 1);
+    rcpKnobs.beta = doubleOpt("rcpBeta", 0, 2);
+    rcpKnobs.rcpUpdateMs = doubleOpt("rcpUpdateMs", 0, 10'000);
     const std::string recordPath = opt["recordPath"];
     const std::string capacityTrace = opt["capacityTrace"];
     const std::string channelSource = opt["channelSource"];
@@ -809,9 +909,124 @@ main(int argc, char* argv[])
                             coreIfaces.GetAddress(0),
                             pgw->GetObject<Ipv4>()->GetInterfaceForDevice(coreDevs.Get(1)));
 
+    // -- XCP's or RCP's router at the wired bottleneck (docs/explicit-feedback.md) -------------
+    const bool anyXcp = std::any_of(flowConfigs.begin(),
+                                    flowConfigs.end(),
+                                    [](const auto& f)
+                                    {
+                                        return f.cca == "xcp";
+                                    });
+    const bool anyRcp = std::any_of(flowConfigs.begin(),
+                                    flowConfigs.end(),
+                                    [](const auto& f)
+                                    {
+                                        return f.cca == "rcp";
+                                    });
+    if (anyXcp && anyRcp)
+    {
+        BadArg("flows",
+               flowsSpec,
+               "XCP and RCP flows cannot share the bottleneck: all xcp or all rcp");
+    }
+    WiredRouter wiredRouter;
+    const auto knobs = anyXcp ? xcpKnobs : rcpKnobs;
+    const auto kind = anyXcp ? CellGymExplicitRouter::Kind::XCP : CellGymExplicitRouter::Kind::RCP;
+    if ((anyXcp || anyRcp) && bottleneckMbps > 0)
+    {
+        wiredRouter.router = CreateObject<CellGymExplicitRouter>();
+        wiredRouter.router->Configure(kind, knobs);
+        Ptr<PointToPointNetDevice> bnDev = DynamicCast<PointToPointNetDevice>(coreDevs.Get(0));
+        Ptr<Queue<Packet>> bnQueue = bnDev->GetQueue();
+        const double capBytesPerMs = bottleneckMbps * 1e6 / 8 / 1e3;
+        wiredRouter.router->Start(
+            [capBytesPerMs]()
+            {
+                return capBytesPerMs;
+            },
+            [bnQueue]()
+            {
+                return static_cast<double>(bnQueue->GetNBytes());
+            });
+        bnDev->TraceConnectWithoutContext("MacTx",
+                                          MakeBoundCallback(&OnBottleneckTx, &wiredRouter));
+        bnDev->TraceConnectWithoutContext("PhyRxEnd",
+                                          MakeBoundCallback(&OnBottleneckAck, &wiredRouter));
+    }
+    if ((anyXcp || anyRcp) && !bottleneckTrace.empty())
+    {
+        // The trace-driven link: packets count as they join its queue disc, each one delivery
+        // opportunity (kTracePacketBytes); the capacity is the opportunities of each ms.
+        wiredRouter.router = CreateObject<CellGymExplicitRouter>();
+        wiredRouter.router->Configure(kind, knobs);
+        wiredRouter.router->SetCapacityPerTick(true);
+        Ptr<QueueDisc> qdisc = coreDevs.Get(0)
+                                   ->GetNode()
+                                   ->GetObject<TrafficControlLayer>()
+                                   ->GetRootQueueDiscOnDevice(coreDevs.Get(0));
+        const auto perMs = bottleneckSchedule.perMs;
+        wiredRouter.router->Start(
+            [perMs]()
+            {
+                // The tick that ends now covers the ms before it.
+                const auto ms = static_cast<uint64_t>(Simulator::Now().GetMilliSeconds() - 1);
+                return static_cast<double>(perMs[ms % perMs.size()]) * kTracePacketBytes;
+            },
+            [qdisc]()
+            {
+                return static_cast<double>(qdisc->GetNPackets()) * kTracePacketBytes;
+            });
+        qdisc->TraceConnectWithoutContext("Enqueue",
+                                          MakeBoundCallback(&OnTraceLinkEnqueue, &wiredRouter));
+        coreDevs.Get(0)->TraceConnectWithoutContext(
+            "PhyRxEnd", MakeBoundCallback(&OnBottleneckAck, &wiredRouter));
+    }
+
     // -- the XRC agent ----------------------------------------------------------------------------
     radio.installAgent(radio);
     cell.agent = radio.agent;
+
+    // -- without a wired bottleneck: XCP's or RCP's router per UE at the base station, its queue
+    // the UE's RLC buffer, its capacity the XRC agent's estimate (docs/explicit-feedback.md) ---
+    std::vector<Ptr<CellGymExplicitRouter>> ueRouters;
+    if ((anyXcp || anyRcp) && bottleneckMbps <= 0 && bottleneckTrace.empty())
+    {
+        std::vector<uint32_t> ueOfFlow(flowConfigs.size(), 0);
+        for (const auto& fc : flowConfigs)
+        {
+            ueOfFlow[fc.flowId] = fc.ue;
+        }
+        Ptr<XrcEnbAgent> agent = cell.agent;
+        for (uint32_t u = 0; u < numUes; ++u)
+        {
+            Ptr<CellGymExplicitRouter> r = CreateObject<CellGymExplicitRouter>();
+            r->Configure(kind, knobs);
+            r->Start(
+                [agent, u]()
+                {
+                    return agent->GetCapacityBytesPerMs(u);
+                },
+                [agent, u]()
+                {
+                    return agent->GetRlcBytes(u);
+                });
+            ueRouters.push_back(r);
+        }
+        agent->SetPacketHooks(
+            [&ueRouters, ueOfFlow](uint32_t flow, double bytes, Ptr<const Packet> p)
+            {
+                ExplicitHeaderTag hdr;
+                const bool hasHdr = p->PeekPacketTag(hdr);
+                ueRouters[ueOfFlow[flow]]->OnPacket(flow, bytes, hasHdr ? &hdr : nullptr);
+            },
+            [&ueRouters, ueOfFlow](uint32_t flow, Ptr<const Packet> p)
+            {
+                ExplicitFeedbackTag old;
+                if (!p->PeekPacketTag(old))
+                {
+                    p->AddPacketTag(ueRouters[ueOfFlow[flow]]->FeedbackOf(flow));
+                }
+            });
+    }
 
     // -- flows ------------------------------------------------------------------------------------
     Ptr<UniformRandomVariable> startOffset = CreateObject<UniformRandomVariable>();
@@ -857,6 +1072,7 @@ main(int argc, char* argv[])
         }
         sink.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnSinkRx, app));
         cell.agent->AddFlow(fc.flowId, fc.ue, ifaces.GetAddress(0));
+        wiredRouter.flowOf[ifaces.GetAddress(0)] = fc.flowId;
         cell.senders.push_back(app);
         if (fc.cca == "agent")
         {

@@ -1,6 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "cellgym-sender-app.h"
 
+#include "cellgym-explicit-tags.h"
+#include "tcp-rcp.h"
+#include "tcp-xcp.h"
 #include "tcp-xrc.h"
 
 #include "ns3/log.h"
@@ -45,6 +48,8 @@ CcaTypes()
         {"ledbat", "ns3::TcpLedbat"},
         {"dctcp", "ns3::TcpDctcp"},
         {"xrc", "ns3::TcpXrc"},
+        {"xcp", "ns3::TcpXcp"},
+        {"rcp", "ns3::TcpRcp"},
         {"agent", "ns3::CellGymAgentCongestionOps"},
     };
     return types;
@@ -150,6 +155,25 @@ CellGymSenderApp::StartApplication()
     if (m_config.cca == "bbr")
     {
         tcp->SetPacingStatus(true);
+    }
+    // XCP and RCP: the congestion header on every segment, its bytes taken from the payload;
+    // RCP paces at its router's rate.
+    const uint32_t headerBytes = m_config.cca == "xcp"   ? TcpXcp::kHeaderBytes
+                                 : m_config.cca == "rcp" ? TcpRcp::kHeaderBytes
+                                                         : 0;
+    if (headerBytes > 0)
+    {
+        UintegerValue segSize;
+        tcp->GetAttribute("SegmentSize", segSize);
+        m_segBytes = segSize.Get() - headerBytes;
+        tcp->SetAttribute("SegmentSize", UintegerValue(m_segBytes));
+        tcp->TraceConnectWithoutContext("Tx", MakeCallback(&CellGymSenderApp::OnTx, this));
+        tcp->TraceConnectWithoutContext("RTT", MakeCallback(&CellGymSenderApp::OnSrtt, this));
+    }
+    if (m_config.cca == "rcp")
+    {
+        tcp->SetPacingStatus(true);
+        tcp->SetPaceInitialWindow(false);
     }
     tcp->SetCongestionControlAlgorithm(m_cca);
 
@@ -260,6 +284,19 @@ CellGymSenderApp::OnRx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSoc
     {
         OnFeedback(tag);
     }
+    ExplicitFeedbackTag explicitTag;
+    if (p->PeekPacketTag(explicitTag))
+    {
+        if (Ptr<TcpXcp> xcp = DynamicCast<TcpXcp>(m_cca))
+        {
+            xcp->SetFeedback(explicitTag.xcpTotalBytes);
+        }
+        else if (Ptr<TcpRcp> rcp = DynamicCast<TcpRcp>(m_cca))
+        {
+            // The observation's fb_rate_mbps stays XRC's agent's rate, as in the fast model.
+            rcp->SetFeedback(explicitTag.rcpRateBps);
+        }
+    }
     if (!(h.GetFlags() & TcpHeader::ACK))
     {
         return;
@@ -282,6 +319,23 @@ CellGymSenderApp::OnRx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSoc
     }
     m_ackSeen = true;
     m_rttChanged = false;
+}
+
+void
+CellGymSenderApp::OnTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase> s)
+{
+    // The congestion header XCP's and RCP's routers read: the window and the smoothed RTT.
+    ExplicitHeaderTag tag;
+    tag.cwndBytes = m_cwnd;
+    tag.rttS = m_srttS;
+    tag.segBytes = m_segBytes;
+    p->AddPacketTag(tag);
+}
+
+void
+CellGymSenderApp::OnSrtt(Time, Time newValue)
+{
+    m_srttS = newValue.GetSeconds();
 }
 
 void

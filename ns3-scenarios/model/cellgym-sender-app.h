@@ -152,6 +152,21 @@ class CellGymSenderApp : public Application
     void OnCwnd(uint32_t oldValue, uint32_t newValue);
 
     /**
+     * @brief A segment leaves (XCP, RCP): write the congestion header on it.
+     * @param p the segment
+     * @param h its TCP header
+     * @param s the socket
+     */
+    void OnTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase> s);
+
+    /**
+     * @brief The smoothed RTT changed (XCP, RCP: the header's RTT).
+     * @param oldValue previous
+     * @param newValue now
+     */
+    void OnSrtt(Time oldValue, Time newValue);
+
+    /**
      * @brief Slow-start threshold trace.
      * @param oldValue previous value, bytes
      * @param newValue new value, bytes
@@ -204,6 +219,8 @@ class CellGymSenderApp : public Application
     Time m_startedAt;            //!< actual start time
 
     // Latest values.
+    uint32_t m_segBytes{0};     //!< XCP, RCP: segment payload after the header, bytes
+    double m_srttS{0};          //!< smoothed RTT for the congestion header, s
     double m_fbRateMbps{0};     //!< latest explicit rate on an ACK
     double m_fbHolMs{0};        //!< latest HoL delay on an ACK
     double m_rttLastMs{0};      //!< latest RTT sample

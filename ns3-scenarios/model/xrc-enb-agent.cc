@@ -100,6 +100,8 @@ struct XrcEnbAgent::Impl
     std::map<std::pair<uint32_t, uint16_t>, uint32_t> ueEndToFlow; //!< (UE IPv4, port) -> flow
     std::set<const Object*> dropsConnected; //!< RLCs whose TxDrop trace is connected
     Ptr<NetDevice> enbDevice;               //!< the eNB
+    XrcEnbAgent::DownlinkHook onDownlink;   //!< a router's view of the downlink packets
+    XrcEnbAgent::UplinkHook onUplink;       //!< a router's view of the uplink packets
 
     bool UeHasActiveFlow(uint32_t ue, Time now) const
     {
@@ -309,6 +311,12 @@ struct XrcEnbAgent::Impl
         {
             flows[flow].lastArrival = Simulator::Now();
             flows[flow].seen = true;
+            if (onDownlink)
+            {
+                onDownlink(static_cast<uint32_t>(flow),
+                           inner.GetPayloadSize() + inner.GetSerializedSize(),
+                           packet);
+            }
         }
     }
 
@@ -343,6 +351,10 @@ struct XrcEnbAgent::Impl
         else
         {
             packet->AddPacketTag(tag);
+        }
+        if (onUplink)
+        {
+            onUplink(static_cast<uint32_t>(flow), packet);
         }
     }
 
@@ -525,6 +537,25 @@ double
 XrcEnbAgent::GetHolMs(uint32_t ueIndex) const
 {
     return m_impl->ues.at(ueIndex).holMs;
+}
+
+double
+XrcEnbAgent::GetCapacityBytesPerMs(uint32_t ueIndex) const
+{
+    return m_impl->CapacityMbps(ueIndex) * 1e6 / 8 / 1e3;
+}
+
+double
+XrcEnbAgent::GetRlcBytes(uint32_t ueIndex) const
+{
+    return m_impl->ues.at(ueIndex).rlcBytes;
+}
+
+void
+XrcEnbAgent::SetPacketHooks(DownlinkHook downlink, UplinkHook uplink)
+{
+    m_impl->onDownlink = std::move(downlink);
+    m_impl->onUplink = std::move(uplink);
 }
 
 XrcUeStepStats

@@ -157,6 +157,27 @@ class XrcEnbAgent : public Object
     /// @return the UE's latest RLC HoL delay in ms
     double GetHolMs(uint32_t ueIndex) const;
 
+    /// @return the UE's capacity estimate (new TBs plus its share of idle RBs over the window),
+    ///         bytes per ms: the capacity XCP's and RCP's router at the base station uses
+    double GetCapacityBytesPerMs(uint32_t ueIndex) const;
+
+    /// @return the UE's latest RLC transmit queue, bytes
+    double GetRlcBytes(uint32_t ueIndex) const;
+
+    /// A downlink packet of a registered flow at the S1-U device: flow, inner IPv4 packet size
+    /// in bytes, and the packet (with its outer headers).
+    using DownlinkHook = std::function<void(uint32_t, double, Ptr<const Packet>)>;
+    /// An uplink packet of a registered flow leaves the S1-U device: flow, packet.
+    using UplinkHook = std::function<void(uint32_t, Ptr<const Packet>)>;
+
+    /**
+     * @brief Let a router at the base station (XCP, RCP) see the flows' packets there.
+     * @param downlink called for every downlink packet of a registered flow as it arrives
+     * @param uplink called for every uplink packet of a registered flow as it leaves, after
+     *        the agent stamped it (a router stamps its own feedback on the ACKs here)
+     */
+    void SetPacketHooks(DownlinkHook downlink, UplinkHook uplink);
+
     /// @return the UE's counters since the previous call, then restart them
     XrcUeStepStats TakeStepStats(uint32_t ueIndex);
 

@@ -22,6 +22,7 @@ from cellgym.scenario import ScenarioSpec, load_scenario
 from cellgym.vocab import (
     CCAS,
     CELL_TYPES,
+    EXPLICIT_CCAS,
     FAST_ONLY_CCAS,
     LTE_BANDWIDTHS_RBS,
     NR_BANDWIDTHS_MHZ,
@@ -335,8 +336,10 @@ def test_scenario_accepts_or_names_the_field(data: Any) -> None:
     if spec is None:
         return
     spec.validate()
-    if any(f.cca in FAST_ONLY_CCAS for f in spec.flows):
-        # A fast-only controller (XCP, RCP) is refused on ns-3, naming the flow's field.
+    explicit = [f.cca for f in spec.flows if f.cca in EXPLICIT_CCAS]
+    if any(f.cca in FAST_ONLY_CCAS for f in spec.flows) or len(set(explicit)) > 1:
+        # A fast-only controller, or XCP and RCP at one bottleneck (one router kind per
+        # scenario), is refused on ns-3, naming the flow.
         with pytest.raises(SpecError, match=r"scenario\.flows\[\d+\]\.cca="):
             spec.to_ns3_args(seed=1)
         return

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, example, given, settings
 
-from cellgym.vocab import FAST_ONLY_CCAS
+from cellgym.vocab import EXPLICIT_CCAS, FAST_ONLY_CCAS
 from envs.lte_cell import LteCellEnv
 from tests.cellgym.test_fuzz_specs import _scenario, field_names, outcome, rewards, scenarios
 from tests.envs.test_fuzz_envs import kwargs_of
@@ -59,7 +59,10 @@ def test_lte_cell_env_ns3(scenario: Any, reward: Any, kwargs: dict[str, Any]) ->
     if env is None:
         return
     try:
-        assert not any(f.cca in FAST_ONLY_CCAS for f in env.spec_scenario.flows)
+        flows = env.spec_scenario.flows
+        assert not any(f.cca in FAST_ONLY_CCAS for f in flows)
+        # XCP and RCP share no bottleneck (one router kind per scenario).
+        assert len({f.cca for f in flows if f.cca in EXPLICIT_CCAS}) <= 1
         obs, _ = env.reset(seed=0)
         for _ in range(3):
             obs, r, terminated, _, _ = env.step(np.zeros(1, dtype=np.float32))

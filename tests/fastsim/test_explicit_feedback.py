@@ -85,7 +85,6 @@ from envs.fastsim.state import (
     X_SRTT,
     X_XCP_SEEN,
 )
-from envs.lte_cell import LteCellEnv
 
 
 def _row(**sums: float) -> np.ndarray:
@@ -319,7 +318,7 @@ def test_rcp_sender_paces_at_the_rate_from_its_syn_ack_then_from_its_acks():
 
 
 # -- parameters -----------------------------------------------------------------------------------
-def test_parameters_validate_by_name_and_ns3_refuses_xcp_and_rcp():
+def test_parameters_validate_by_name_and_ns3_takes_xcp_and_rcp():
     spec = ScenarioSpec(flows=[FlowSpec(cca="xcp"), FlowSpec(cca="xcp")])
     params = FastSimParams.from_spec(spec)
     p = params.scalars()[P_ROUTER:]
@@ -347,21 +346,48 @@ def test_parameters_validate_by_name_and_ns3_refuses_xcp_and_rcp():
         FastSimParams.from_spec(ScenarioSpec(flows=[FlowSpec(cca="xcp"), FlowSpec(cca="rcp")]))
     for cca in ("xcp", "rcp"):
         ns3 = ScenarioSpec(flows=[FlowSpec(cca="cubic"), FlowSpec(cca=cca)])
-        with pytest.raises(SpecError, match=rf"flows\[1\]\.cca='{cca}' does not run on the ns3"):
-            ns3.to_ns3_args(seed=1)
-        # Environments refuse it at construction, before any simulator starts.
-        with pytest.raises(SpecError, match=rf"flows\[0\]\.cca='{cca}' does not run on the ns3"):
-            LteCellEnv(ns3.replace(flows=[FlowSpec(cca=cca), FlowSpec(cca="agent")]), backend="ns3")
+        assert ns3.to_ns3_args(seed=1)[-1].endswith(f"ue=0,cca={cca},traffic=bulk,start=0")
+    with pytest.raises(SpecError, match=r"flows\[0\]\.cca='xcp': XCP and RCP flows cannot"):
+        ScenarioSpec(
+            bottleneck_mbps=10.0, flows=[FlowSpec(cca="xcp"), FlowSpec(cca="rcp")]
+        ).to_ns3_args(seed=1)
 
 
-def test_registry_lists_xcp_and_rcp_as_fast_only_natives():
-    fast_only = [n for n, c in controllers.CONTROLLERS.items() if c.backends == ("fast",)]
-    assert tuple(fast_only) == FAST_ONLY_CCAS == EXPLICIT_CCAS == ("xcp", "rcp")
+def test_scenario_router_section_feeds_both_backends():
+    """``ScenarioSpec.router`` is the fast backend's default knobs and ns-3's arguments."""
+    spec = ScenarioSpec(
+        bottleneck_mbps=10.0,
+        flows=[FlowSpec(cca="rcp")],
+        router={"rcp_alpha": 0.1, "rcp_beta": 1.0, "xcp_shuffle": 0.05},
+    )
+    assert FastSimParams.from_spec(spec).explicit == RouterKnobs(
+        rcp_alpha=0.1, rcp_beta=1.0, xcp_shuffle=0.05
+    )
+    args = spec.to_ns3_args(seed=1)
+    for arg in ("--rcpAlpha=0.1", "--rcpBeta=1", "--xcpShuffle=0.05", "--xcpAlpha=0.4"):
+        assert arg in args
+    # An explicit argument still overrides the scenario's section (other helpers rely on it).
+    assert FastSimParams.from_spec(spec, explicit={"rcp_alpha": 0.2}).explicit == RouterKnobs(
+        rcp_alpha=0.2
+    )
+    assert FastSimParams.from_spec(ScenarioSpec()).explicit == RouterKnobs()
+    with pytest.raises(SpecError, match=r"scenario\.router\.xcp_alpha=0\.0 is out of range"):
+        ScenarioSpec(router={"xcp_alpha": 0.0})
+    with pytest.raises(SpecError, match=r"scenario\.router\.rcp_beta=3\.0 is out of range"):
+        spec.replace(router={"rcp_beta": 3.0})
+    with pytest.raises(SpecError, match=r"scenario\.router.*gamma"):
+        ScenarioSpec(router={"gamma": 0.1})
+
+
+def test_registry_lists_xcp_and_rcp_on_both_backends():
+    assert FAST_ONLY_CCAS == ()  # the mechanism stays for fast-only controllers to come
     for name in EXPLICIT_CCAS:
+        c = controllers.CONTROLLERS[name]
         assert controllers.is_native(name)
-        assert controllers.CONTROLLERS[name].fast_model == name
-        with pytest.raises(SpecError, match=rf"controllers\[0\]='{name}' does not run on backend"):
-            controllers.get(name, backend="ns3", field_name="controllers[0]")
+        assert c.fast_model == name
+        assert c.backends == ("ns3", "fast")
+        assert c.ns3_type == f"ns3::Tcp{name.capitalize()}"
+        assert controllers.get(name, backend="ns3", field_name="controllers[0]") is c
 
 
 # -- whole runs -----------------------------------------------------------------------------------
