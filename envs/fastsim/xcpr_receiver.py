@@ -72,7 +72,9 @@ def _xcpr_receivers(b, t, p, fc, fi, fx, fbr):
         if send <= 0:
             continue
         tr = send + int(fc[f, FC_D_DOWN_MS])
-        if tr <= fx[b, f, X_XR_RTIME]:
+        if tr <= fx[b, f, X_XR_RTIME] or tr >= t:
+            # Nothing newer; or the segment passed the router in this very tick (an NR slot after
+            # the arrivals), whose feedback the router writes after the receivers: next tick.
             continue
         fx[b, f, X_XR_RTIME] = tr
         tr = max(tr, t - ring + 2)  # the ring's oldest slot still holding its time

@@ -105,3 +105,11 @@ ZEUS: tuple[str, ...] = (
     "baselines/base.py",
     "baselines/oracle.py",
 )
+
+#: The XCP-r paper's experiments (``python -m evaluation.experiments.xcpr_paper``): the fast model
+#: (XCP's router, XCP-r, ACK loss, the UDP cross traffic) and its module.
+XCPR_PAPER: tuple[str, ...] = (
+    *COMMON,
+    "envs/fastsim/**/*",
+    "evaluation/experiments/xcpr_paper.py",
+)

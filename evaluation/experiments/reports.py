@@ -133,6 +133,14 @@ REPORTS: tuple[Report, ...] = (
         ("--backend", "both", "--out", "docs/zeus", "--jobs", "2"),
         optional=True,
     ),
+    Report(
+        "docs/xcp-r",
+        "docs/xcp-r/numbers.json",
+        "evaluation.experiments.xcpr_paper",
+        inputs.XCPR_PAPER,
+        ("--out", "docs/xcp-r", "--seeds", "3"),
+        optional=True,
+    ),
 )
 
 
