@@ -15,7 +15,7 @@ Adding a controller: its files in one folder per backend (``ns3-scenarios/model/
 >>> CONTROLLERS["xrc_policy"].kind
 'policy'
 >>> names(kind="native", backend="fast")
-['cubic', 'newreno', 'linuxreno', 'bbr', 'veno', 'xrc', 'xcp', 'rcp']
+['cubic', 'newreno', 'linuxreno', 'bbr', 'veno', 'xrc', 'xcp', 'rcp', 'xcpr']
 >>> names(kind="native", backend="ns3")[-2:]
 ['dctcp', 'xrc']
 """
@@ -142,6 +142,15 @@ def _registry() -> dict[str, Controller]:
         },
         ns3_type="ns3::TcpRcp",
         fast_model="rcp",
+    )
+    out["xcpr"] = Controller(
+        name="xcpr",
+        kind="native",
+        backends=("fast",),
+        summary="XCP-r: XCP's router; the receiver sums the feedback and every ACK carries the "
+        "window",
+        code={"fast": "envs/fastsim/senders/xcpr.py"},
+        fast_model="xcpr",
     )
     out["xrc_policy"] = Controller(
         name="xrc_policy",

@@ -38,7 +38,6 @@ from cellgym.vocab import (
     CCAS,
     CELL_TYPES,
     CHANNEL_SOURCES,
-    EXPLICIT_CCAS,
     FAST_ONLY_CCAS,
     LTE_BANDWIDTHS_RBS,
     MOBILITY_MODES,
@@ -52,6 +51,7 @@ from cellgym.vocab import (
     NR_SCHEDULERS,
     TRACE_SOURCES,
     TRAFFIC_TYPES,
+    UDP_PERIODS,
     SpecError,
     check_choice,
     check_field_types,
@@ -410,6 +410,15 @@ class ScenarioSpec:
         xrc_window_ttis: XRC agent: capacity averaging window, in TTIs.
         router: The explicit-feedback router's knobs (``RouterSpec``: XCP's and RCP's alpha,
             beta, shuffling, update period), read by both backends.
+        ack_loss: Probability that an ACK is lost on the reverse path between the bottleneck and
+            the server, each independently, in [0, 1) (fast backend; ``envs/fastsim/ack_loss.py``).
+        udp_sources: ON/OFF UDP sources sharing the wired bottleneck (0 to 256; fast backend,
+            needs ``bottleneck_mbps`` or ``bottleneck_trace``; ``envs/fastsim/cross_traffic.py``).
+        udp_rate_mbps: Rate of each UDP source while on, Mbit/s.
+        udp_on_s: On period of each source, s (the mean when ``udp_periods`` is exponential).
+        udp_off_s: Off period of each source, s (likewise).
+        udp_periods: ``fixed`` (all sources switch together) or ``exponential`` (drawn per source).
+        udp_start_s: The sources start, on, at this time, s.
         flows: The flows (1 to ``MAX_FLOWS``, 256).
     """
 
@@ -427,6 +436,13 @@ class ScenarioSpec:
     buffer_bdp: float | None = None
     active_timeout_ms: float = 200.0
     xrc_window_ttis: int = 40
+    ack_loss: float = 0.0
+    udp_sources: int = 0
+    udp_rate_mbps: float = 10.0
+    udp_on_s: float = 1.0
+    udp_off_s: float = 1.0
+    udp_periods: str = "fixed"
+    udp_start_s: float = 0.0
     flows: list[FlowSpec] = field(default_factory=_default_flows)
     router: RouterSpec = field(default_factory=RouterSpec)
 
@@ -473,6 +489,19 @@ class ScenarioSpec:
         check_range("scenario.active_timeout_ms", self.active_timeout_ms, 1.0, 100_000.0)
         check_range("scenario.xrc_window_ttis", self.xrc_window_ttis, 1, 10_000)
         self.router.validate("scenario.router")
+        if not 0.0 <= self.ack_loss < 1.0:
+            raise SpecError(f"scenario.ack_loss={self.ack_loss!r} is out of range: allowed [0, 1)")
+        check_range("scenario.udp_sources", self.udp_sources, 0, 256)
+        check_range("scenario.udp_rate_mbps", self.udp_rate_mbps, 0.0, 100_000.0)
+        check_range("scenario.udp_on_s", self.udp_on_s, 0.001, MAX_TIME_S)
+        check_range("scenario.udp_off_s", self.udp_off_s, 0.0, MAX_TIME_S)
+        check_choice("scenario.udp_periods", self.udp_periods, UDP_PERIODS)
+        check_range("scenario.udp_start_s", self.udp_start_s, 0.0, MAX_TIME_S)
+        if self.udp_sources > 0 and self.bottleneck_mbps <= 0 and not self.bottleneck_trace:
+            raise SpecError(
+                f"scenario.udp_sources={self.udp_sources} needs a wired bottleneck: allowed 0 "
+                "without bottleneck_mbps or bottleneck_trace"
+            )
         if not self.flows:
             raise SpecError("scenario.flows is empty: give at least one flow")
         if len(self.flows) > MAX_FLOWS:
@@ -570,13 +599,23 @@ class ScenarioSpec:
 
     def check_ns3(self) -> None:
         """Raise ``SpecError`` naming the flow's field if a flow's controller is fast-only."""
+        if self.ack_loss > 0:
+            raise SpecError(
+                f"scenario.ack_loss={self.ack_loss!r} does not run on the ns3 backend yet: "
+                "allowed 0 (fast backend only)"
+            )
+        if self.udp_sources > 0:
+            raise SpecError(
+                f"scenario.udp_sources={self.udp_sources} does not run on the ns3 backend yet: "
+                "allowed 0 (fast backend only)"
+            )
         for i, f in enumerate(self.flows):
             if f.cca in FAST_ONLY_CCAS:
                 raise SpecError(
                     f"scenario.flows[{i}].cca={f.cca!r} does not run on the ns3 backend yet "
                     "(fast backend only: docs/explicit-feedback.md)"
                 )
-            if f.cca in EXPLICIT_CCAS and {g.cca for g in self.flows} >= set(EXPLICIT_CCAS):
+            if f.cca in ("xcp", "rcp") and {g.cca for g in self.flows} >= {"xcp", "rcp"}:
                 raise SpecError(
                     f"scenario.flows[{i}].cca={f.cca!r}: XCP and RCP flows cannot share the "
                     "bottleneck (one router kind per scenario): allowed all xcp or all rcp"

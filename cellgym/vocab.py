@@ -66,13 +66,14 @@ NS3_TCPS: tuple[str, ...] = (
     "dctcp",
 )
 #: Router-assisted congestion controls with an explicit-feedback header (docs/explicit-feedback.md):
-#: XCP (window, per-packet feedback) and RCP (one rate per bottleneck).
-EXPLICIT_CCAS: tuple[str, ...] = ("xcp", "rcp")
+#: XCP (window, per-packet feedback), RCP (one rate per bottleneck) and XCP-r (XCP's router, the
+#: receiver computes the window: docs/xcp-r.md).
+EXPLICIT_CCAS: tuple[str, ...] = ("xcp", "rcp", "xcpr")
 #: Congestion controls that run natively in the simulator: ns-3's TCPs, CellGym's XRC sender and
 #: the router-assisted ones.
 NATIVE_CCAS: tuple[str, ...] = (*NS3_TCPS, "xrc", *EXPLICIT_CCAS)
 #: Native congestion controls only the fast backend runs so far (ns-3 refuses them by field).
-FAST_ONLY_CCAS: tuple[str, ...] = ()
+FAST_ONLY_CCAS: tuple[str, ...] = ("xcpr",)
 #: The value of ``FlowSpec.cca`` for the flow a Python policy drives.
 AGENT_CCA = "agent"
 #: Every value of ``FlowSpec.cca``.
@@ -80,6 +81,8 @@ CCAS: tuple[str, ...] = (*NATIVE_CCAS, AGENT_CCA)
 
 #: Traffic of a flow: backlogged, ON/OFF video, or a finite transfer.
 TRAFFIC_TYPES: tuple[str, ...] = ("bulk", "video", "short")
+#: ``ScenarioSpec.udp_periods``: the ON/OFF UDP sources' periods (fixed, or exponential draws).
+UDP_PERIODS: tuple[str, ...] = ("fixed", "exponential")
 
 #: Cell types (``ScenarioSpec.cell.type``): ns-3's LTE module, or 5G NR (5G-LENA).
 CELL_TYPES: tuple[str, ...] = ("lte", "nr")

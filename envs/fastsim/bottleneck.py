@@ -38,7 +38,13 @@ BN_MODE = 0  # codes.BN_NONE, BN_RATE, BN_TRACE
 BN_TX_MS = 1  # constant rate: serialisation time of one packet, ms
 BN_BUF_PKTS = 2  # drop-tail buffer, packets
 BN_TRACE_LEN = 3  # trace: its period, ms
-BN_TRACE0 = 4  # trace: delivery opportunities of each ms from here
+BN_UDP_N = 4  # ON/OFF UDP cross traffic (``cross_traffic.py``): sources (0: none)
+BN_UDP_RATE = 5  # a source's rate while on, wire bytes per ms
+BN_UDP_ON_MS = 6  # on period (mean, when exponential), ms
+BN_UDP_OFF_MS = 7  # off period (mean, when exponential), ms
+BN_UDP_EXP = 8  # 1: exponential periods, 0: fixed
+BN_UDP_START_MS = 9  # the sources start (on) here, ms
+BN_TRACE0 = 10  # trace: delivery opportunities of each ms from here
 #: Bytes a full segment occupies on ns-3's point-to-point link: 1448 B payload, 32 B TCP header
 #: (with the timestamp option), 20 B IP header, 2 B PPP header.
 BN_WIRE_BYTES = MTU_BYTES + 2
@@ -89,6 +95,14 @@ def bottleneck_params(spec, rwnd_segs: int) -> tuple[np.ndarray, int]:
         return np.zeros(BN_TRACE0), 1
     bnp[BN_BUF_PKTS] = spec.bottleneck_buffer_pkts
     most = len(spec.flows) * (rwnd_segs + 1) + 1
+    if spec.udp_sources > 0:  # cross traffic can fill the whole buffer
+        bnp[BN_UDP_N] = spec.udp_sources
+        bnp[BN_UDP_RATE] = spec.udp_rate_mbps * 1000.0 / 8.0 * BN_WIRE_BYTES / MTU_BYTES
+        bnp[BN_UDP_ON_MS] = spec.udp_on_s * 1000.0
+        bnp[BN_UDP_OFF_MS] = spec.udp_off_s * 1000.0
+        bnp[BN_UDP_EXP] = 1.0 if spec.udp_periods == "exponential" else 0.0
+        bnp[BN_UDP_START_MS] = spec.udp_start_s * 1000.0
+        most = spec.bottleneck_buffer_pkts + 1
     return bnp, int(min(spec.bottleneck_buffer_pkts + 1, most)) + 1
 
 

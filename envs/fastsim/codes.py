@@ -40,6 +40,7 @@ CCA_XRC = 3
 CCA_AGENT = 4
 CCA_XCP = 5
 CCA_RCP = 6
+CCA_XCPR = 7
 #: Sender model name (``senders/<name>.py``) -> code.
 SENDER_MODEL_CODES: dict[str, int] = {
     "newreno": CCA_NEWRENO,
@@ -49,6 +50,7 @@ SENDER_MODEL_CODES: dict[str, int] = {
     AGENT_CCA: CCA_AGENT,
     "xcp": CCA_XCP,
     "rcp": CCA_RCP,
+    "xcpr": CCA_XCPR,
 }
 
 # -- traffic of a flow (``FC_TRAFFIC``) ---------------------------------------------------------
@@ -103,7 +105,7 @@ ROUTER_NONE = 0  # no flow carries an explicit-feedback header: the router logic
 ROUTER_XCP = 1  # XCP's efficiency and fairness controllers (``enb_agents/xcp.py``)
 ROUTER_RCP = 2  # RCP's common rate (``enb_agents/rcp.py``)
 #: Sender model code -> the router it needs.
-ROUTER_OF_CCA: dict[int, int] = {CCA_XCP: ROUTER_XCP, CCA_RCP: ROUTER_RCP}
+ROUTER_OF_CCA: dict[int, int] = {CCA_XCP: ROUTER_XCP, CCA_RCP: ROUTER_RCP, CCA_XCPR: ROUTER_XCP}
 #: Bytes of the congestion header in every data packet (taken from the segment's payload: the
 #: packet stays an MTU on the wire). XCP (draft-falk-xcp): format/protocol/length word, RTT,
 #: X (inter-packet time), delta throughput, reverse feedback, 4 bytes each. RCP: a word, RTT,

@@ -41,6 +41,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
+from envs.fastsim.bottleneck import BN_UDP_N
 from envs.fastsim.channel import _move_ues, _place_ue
 from envs.fastsim.codes import (
     NO_RTT,
@@ -50,6 +51,7 @@ from envs.fastsim.codes import (
     TRAFFIC_SHORT,
     UPLINK_BSR,
 )
+from envs.fastsim.cross_traffic import _udp_tick
 from envs.fastsim.enb_agents.router import _router_tick
 from envs.fastsim.enb_agents.xrc import _agent_end_tti, _agent_slot, _flow_rate_mbps
 from envs.fastsim.loss_record import _pipe
@@ -132,6 +134,7 @@ from envs.fastsim.state import (
     X_PACING,
     X_SSTHRESH,
 )
+from envs.fastsim.xcpr_receiver import _xcpr_receivers
 
 # ============================================================================================
 # Initial state
@@ -226,12 +229,16 @@ def step_cell(
         # capacity after each slot.
         slot = t * spm
         _mac(b, t, slot, p, fc, fi, fx, ue, ui, rlc, lost, tbs, trc, cs, rng)
+        if bnp[BN_UDP_N] > 0:
+            _udp_tick(b, t, p, bnp, bqs, bq, rng)  # ON/OFF UDP cross traffic joins the bottleneck
         _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq)
         _agent_slot(b, t, slot, p, fc, fi, ue, capr, tbs, trc)
         for s in range(1, spm):
             _mac(b, t, slot + s, p, fc, fi, fx, ue, ui, rlc, lost, tbs, trc, cs, rng)
             _agent_slot(b, t, slot + s, p, fc, fi, ue, capr, tbs, trc)
         # 4. Receivers: delayed-ACK timeout, then their state by time (the uplink).
+        if p[P_ROUTER + RP_KIND] != ROUTER_NONE:
+            _xcpr_receivers(b, t, p, fc, fi, fx, fbr)  # XCP-r's receivers: the window to carry
         _uplink_tti(b, t, p, fc, fi, ui, rcv)
         # 5. The XRC agent: HoL and the feedback of the tick; the bottleneck's XCP/RCP router.
         _agent_end_tti(b, t, p, fc, fi, ue, ui, rlc, fbr)

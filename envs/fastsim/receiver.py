@@ -47,6 +47,9 @@ from envs.fastsim.state import (
     I_UL_LAST_T,
     I_UL_PEND_N,
     I_UL_PEND_TSUM,
+    I_XR_LAST_SEND,
+    I_XR_RCWND,
+    I_XR_REPOCH,
     UI_BSR,
     V_ACKS,
     V_CUM,
@@ -58,6 +61,8 @@ from envs.fastsim.state import (
     V_OWD,
     V_UNIQ,
     V_UNIQ_RAW,
+    V_XR_CWND,
+    V_XR_EPOCH,
     X_FCT_S,
     X_O_RX,
 )
@@ -90,6 +95,7 @@ def _receive(b, f, seq, send, retx, t, p, fc, fi, fx, lost):
             filled = True
     else:
         fi[b, f, I_RCV_UNIQ] += 1
+    fi[b, f, I_XR_LAST_SEND] = send  # XCP-r's receiver reads this segment's feedback (tick end)
     # A retransmission can be the first copy of a segment to arrive above the highest seen (a lost
     # tail), so it moves the highest sequence too.
     if seq + 1 > fi[b, f, I_RCV_HIGH]:
@@ -192,3 +198,5 @@ def _uplink_tti(b, t, p, fc, fi, ui, rcv):
         rcv[b, f, slot, V_OWD] = fi[b, f, I_RCV_OWD]
         rcv[b, f, slot, V_LAST] = fi[b, f, I_RCV_LAST_OWD]
         rcv[b, f, slot, V_DUPACKS] = fi[b, f, I_RCV_DUPACKS]
+        rcv[b, f, slot, V_XR_CWND] = fi[b, f, I_XR_RCWND]
+        rcv[b, f, slot, V_XR_EPOCH] = fi[b, f, I_XR_REPOCH]

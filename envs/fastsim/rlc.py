@@ -116,6 +116,8 @@ def _bottleneck_out(b, t, p, fc, fi, ue, ui, rlc, lost, bnp, bqs, bq):
         if budget < 0:
             break
         f = bq[b, h, BQ_FLOW]
+        if f < 0:
+            continue  # cross traffic (``cross_traffic.py``) leaves towards its own receivers
         u = int(fc[f, FC_UE])
         _rlc_push(
             b, u, f, bq[b, h, BQ_SEQ], bq[b, h, BQ_SEND], bq[b, h, BQ_RETX] > 0, t, p, ue, ui, rlc,

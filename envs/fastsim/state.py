@@ -63,7 +63,12 @@ I_ACK_CUM = 38  # receiver state carried by its latest ACK: next expected segmen
 I_ACK_HIGH = 39  # ... highest received + 1
 I_ACK_UNIQ = 40  # ... distinct segments received
 I_RT_ARR = 41  # packets of the flow that reached the bottleneck (router) in the current tick
-I_LEN = 42
+# XCP-r's receiver (``receivers/xcpr.py``) and ACK loss on the reverse path (``ack_loss.py``)
+I_XR_LAST_SEND = 42  # receiver: send time of the latest segment received, ms (0: none)
+I_XR_RCWND = 43  # receiver: the window its ACKs carry now, bytes (0: none yet)
+I_XR_REPOCH = 44  # receiver: the sender's reset count it last resynchronised to (0: none)
+I_ACKS_DRAWN = 45  # sender: receiver ACKs whose loss on the reverse path is already drawn
+I_LEN = 46
 
 # -- per flow, reals (float64 [B, F, X_LEN]) ---------------------------------------------------
 X_CWND = 0  # congestion window, bytes
@@ -152,7 +157,12 @@ X_B_PRIOR_INFL = 76  # BBR: bytes in flight after the latest sends (the next ACK
 # Router-assisted congestion control (XCP, RCP; ``enb_agents/router.py``, ``senders/xcp.py``)
 X_RT_FB = 77  # router: the flow's XCP feedback so far (sum over its packets), payload bytes
 X_XCP_SEEN = 78  # sender: the part of it already applied to the window
-X_LEN = 79
+X_XR_RCWND = 79  # XCP-r receiver: its window cwnd' (the sum of the feedback), bytes
+X_XR_RSEEN = 80  # XCP-r receiver: the router's feedback sum (``FB_XCP``) already added to it
+X_XR_RTIME = 81  # XCP-r receiver: router time of the latest segment counted, ms (0: none)
+X_XR_EPOCH = 82  # XCP-r sender: its window resets so far (the header's congestion flag)
+X_ACK_LOST = 83  # share of the latest ACK bunch lost on the reverse path (0 without loss)
+X_LEN = 84
 BBR_FILTER = 10  # rounds in BBR's max-bandwidth filter
 BBR_SEND_RING = 1024  # ms of send-time records (``bw`` after the filter: 4 values per ms)
 
@@ -202,6 +212,9 @@ RT_LEN = 13
 U_LEN = U_RT0 + RT_LEN
 #: The wired bottleneck's router in ``bqs``: after its own columns.
 BS_RT0 = BS_COLS
+#: ON/OFF UDP cross traffic at the wired bottleneck (``cross_traffic.py``): bytes not yet sent.
+BS_UDP_CREDIT = BS_RT0 + RT_LEN
+BS_WIDTH = BS_UDP_CREDIT + 1
 
 # -- per UE, integers (int64 [B, U, UI_LEN]) ---------------------------------------------------
 UI_RLC_HEAD = 0  # RLC ring: head
@@ -227,11 +240,13 @@ V_ACKS = 3
 V_OWD = 4
 V_LAST = 5
 V_DUPACKS = 6
+V_XR_CWND = 7  # XCP-r: the window the receiver's latest ACK carries, bytes
+V_XR_EPOCH = 8  # XCP-r: and the sender's reset count it is synchronised to
 # Written every TTI, not only at uplink opportunities: the ACK stream as ns-3's UE sends it (an
 # uplink grant in almost every TTI), which BBR's delivery-rate sampler follows.
-V_UNIQ_RAW = 7
-V_LAST_RAW = 8
-V_LEN = 9
+V_UNIQ_RAW = 9
+V_LAST_RAW = 10
+V_LEN = 11
 # explicit-feedback ring (float64 [B, F, L, FB_LEN]), indexed by time
 FB_RATE = 0  # XRC's C_i at the eNB, Mbit/s
 FB_HOL = 1  # XRC's HoL at the eNB, ms
@@ -239,7 +254,8 @@ FB_XCP = 2  # the router's XCP feedback of the flow so far (``X_RT_FB``), payloa
 FB_RCP = 3  # the RCP rate of the flow's router, payload bytes per ms
 FB_H_CWND = 4  # the congestion header the sender wrote at that time: cwnd, bytes
 FB_H_RTT = 5  # and RTT, ms (0: none yet)
-FB_LEN = 6
+FB_H_EPOCH = 6  # XCP-r: and its reset count + 1 (the congestion flag, as a counter)
+FB_LEN = 7
 # lost-segment ring entries (int64 [B, F, K, 2]): seq, state (``codes.LOST_*``)
 
 
@@ -317,7 +333,7 @@ class CellState:
             obs_flows=np.zeros((batch, f, 18)),
             obs_ues=np.zeros((batch, u, 7)),
             act=np.zeros((batch, f, 3)),
-            bqs=np.zeros((batch, BS_COLS + RT_LEN)),
+            bqs=np.zeros((batch, BS_WIDTH + 2 * params.spec.udp_sources)),
             bq=np.zeros((batch, params.bottleneck_slots, BQ_LEN), np.int64),
         )
 

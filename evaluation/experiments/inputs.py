@@ -117,3 +117,11 @@ EXPLICIT_CELL: tuple[str, ...] = (
     "evaluation/experiments/xrc_paper.py",
     "evaluation/experiments/explicit_cell.py",
 )
+
+#: The XCP-r paper's experiments (``python -m evaluation.experiments.xcpr_paper``): the fast model
+#: (XCP's router, XCP-r, ACK loss, the UDP cross traffic) and its module.
+XCPR_PAPER: tuple[str, ...] = (
+    *COMMON,
+    "envs/fastsim/**/*",
+    "evaluation/experiments/xcpr_paper.py",
+)

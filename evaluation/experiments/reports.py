@@ -141,6 +141,14 @@ REPORTS: tuple[Report, ...] = (
         ("--seeds", "2", "--jobs", "2", "--out", "docs/explicit-cell"),
         optional=True,
     ),
+    Report(
+        "docs/xcp-r",
+        "docs/xcp-r/numbers.json",
+        "evaluation.experiments.xcpr_paper",
+        inputs.XCPR_PAPER,
+        ("--out", "docs/xcp-r", "--seeds", "3"),
+        optional=True,
+    ),
 )
 
 

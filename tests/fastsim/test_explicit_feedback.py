@@ -15,7 +15,7 @@ from cellgym import controllers
 from cellgym.fields import FLOW, UE
 from cellgym.metrics import jain_index
 from cellgym.scenario import FlowSpec, ScenarioSpec
-from cellgym.vocab import EXPLICIT_CCAS, FAST_ONLY_CCAS, SpecError
+from cellgym.vocab import FAST_ONLY_CCAS, SpecError
 from envs.fastsim import FastCellBatch, FastSimParams
 from envs.fastsim.bottleneck import BN_WIRE_BYTES
 from envs.fastsim.codes import (
@@ -380,8 +380,8 @@ def test_scenario_router_section_feeds_both_backends():
 
 
 def test_registry_lists_xcp_and_rcp_on_both_backends():
-    assert FAST_ONLY_CCAS == ()  # the mechanism stays for fast-only controllers to come
-    for name in EXPLICIT_CCAS:
+    assert "xcp" not in FAST_ONLY_CCAS and "rcp" not in FAST_ONLY_CCAS
+    for name in ("xcp", "rcp"):
         c = controllers.CONTROLLERS[name]
         assert controllers.is_native(name)
         assert c.fast_model == name

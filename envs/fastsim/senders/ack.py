@@ -10,12 +10,14 @@ from __future__ import annotations
 
 from numba import njit
 
+from envs.fastsim.ack_loss import _ack_loss
 from envs.fastsim.codes import RECOVERY_NS3_PRR, ST_OPEN, ST_RECOVERY
 from envs.fastsim.loss_record import _pipe
 from envs.fastsim.params import (
     FC_CCA,
     FC_D_SRV_UP_MS,
     FC_D_UP_TOTAL_MS,
+    P_ACK_LOSS,
     P_DUPTHRESH,
     P_MIN_RTO_MS,
     P_RECOVERY,
@@ -28,6 +30,7 @@ from envs.fastsim.senders.dispatch import (
     _on_feedback,
     _on_loss_state,
     _on_open,
+    _on_receiver_window,
     _own_recovery,
     _ssthresh_on_loss,
 )
@@ -87,6 +90,8 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
     new_acks = v_acks - fi[b, f, I_SEEN_ACKS]
     if new_acks <= 0:
         return
+    if p[P_ACK_LOSS] > 0 and _ack_loss(b, f, t, p, fc, fi, fx, rng, fbr, v_acks):
+        return  # every new ACK lost on the reverse path (``ack_loss.py``)
     v_cum = rcv[b, f, slot, V_CUM]
     v_high = rcv[b, f, slot, V_HIGH]
     v_uniq = rcv[b, f, slot, V_UNIQ]
@@ -122,6 +127,7 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
         if fbr[b, f, fslot, 0] > 0:
             fx[b, f, X_X_HASFB] = 1.0
         _on_feedback(cca, b, f, fi, fx, fbr, fslot, seg)
+    _on_receiver_window(cca, b, f, fi, fx, rcv, slot, seg)
     una = fi[b, f, I_UNA]
     acked = max(v_cum - una, 0)
     fi[b, f, I_VIEW_HIGH] = v_high

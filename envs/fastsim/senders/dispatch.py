@@ -20,6 +20,7 @@ from envs.fastsim.codes import (
     CCA_CUBIC,
     CCA_RCP,
     CCA_XCP,
+    CCA_XCPR,
     CCA_XRC,
     ST_LOSS,
     ST_RECOVERY,
@@ -46,6 +47,7 @@ from envs.fastsim.senders.cubic import (
 from envs.fastsim.senders.newreno import _newreno_increase, _newreno_ssthresh
 from envs.fastsim.senders.rcp import _rcp_feedback, _rcp_start, _rcp_window
 from envs.fastsim.senders.xcp import _xcp_feedback, _xcp_header
+from envs.fastsim.senders.xcpr import _xcpr_header, _xcpr_reset, _xcpr_window
 from envs.fastsim.senders.xrc import _xrc_increase, _xrc_on_loss, _xrc_pkts_acked
 from envs.fastsim.state import I_CSTATE, X_CMD_CWND, X_CWND, X_SRTT, X_SSTHRESH
 
@@ -61,7 +63,7 @@ def _paced(cca):
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _payload_share(cca, p, seg):
     """Share of a segment that is data: XCP's and RCP's congestion header takes the rest."""
-    if cca == CCA_XCP or cca == CCA_RCP:
+    if cca == CCA_XCP or cca == CCA_RCP or cca == CCA_XCPR:
         return (seg - p[P_ROUTER + RP_HDR_BYTES]) / seg
     return 1.0
 
@@ -104,6 +106,8 @@ def _after_send(cca, b, f, t, p, fi, fx, lost, fbr):
         _bbr_count_marked(b, f, p, fi, fx, lost)
     elif cca == CCA_XCP or cca == CCA_RCP:
         _xcp_header(b, f, t, fx, fbr)
+    elif cca == CCA_XCPR:
+        _xcpr_header(b, f, t, fx, fbr)
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -113,6 +117,13 @@ def _on_feedback(cca, b, f, fi, fx, fbr, fslot, seg):
         _xcp_feedback(fx, fi, b, f, fbr, fslot, seg)
     elif cca == CCA_RCP:
         _rcp_feedback(fx, b, f, fbr, fslot)
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _on_receiver_window(cca, b, f, fi, fx, rcv, slot, seg):
+    """ACKs arrive with the receiver's state at ``slot``: XCP-r's window."""
+    if cca == CCA_XCPR:
+        _xcpr_window(b, f, fi, fx, rcv, slot, seg)
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -140,6 +151,8 @@ def _on_loss_state(fx, fi, b, f, cca, t):
     """``CongestionStateSet`` on entering recovery or loss."""
     if cca == CCA_XRC:
         _xrc_on_loss(fx, b, f)
+    elif cca == CCA_XCPR:
+        _xcpr_reset(fx, b, f)
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -172,6 +185,8 @@ def _on_open(fx, fi, b, f, cca, seg):
     """Back to open after recovery or loss: the agent's window applies again."""
     if cca == CCA_AGENT:
         _agent_apply(fx, fi, b, f, seg)
+    elif cca == CCA_XCPR:
+        _xcpr_reset(fx, b, f)  # the window recovery left: the receiver reads it again
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -200,8 +215,8 @@ def _on_acks(
         _bbr_acks(
             b, f, t, p, fi, fx, bw, rng, lost, delivered_segs, rtt_last, v_high, dupthresh, seg
         )
-    elif cca == CCA_XCP:
-        return  # the window moves by the router's feedback only (``_on_feedback``)
+    elif cca == CCA_XCP or cca == CCA_XCPR:
+        return  # the window moves by the router's feedback only (``_on_feedback``, XCP-r's ACKs)
     elif cca == CCA_RCP:
         _rcp_window(fx, b, f, p, seg)
     elif n_adv > 0:

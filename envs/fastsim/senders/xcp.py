@@ -7,7 +7,9 @@ Each data packet carries the congestion header (``xcp_header``): the window and 
 cwnd = max(cwnd + H_feedback, one segment) (XCP's ``cwnd = max(cwnd + H_feedback, s)``). There is
 no slow start and no probing of its own: it starts at the initial window and moves only by the
 feedback. On a loss it falls back to TCP (the evaluation paper's section 4.2): NewReno's ssthresh
-and the shared recovery; the feedback that arrives during recovery is dropped. The router's side
+and the shared recovery; the feedback that arrives during fast recovery is dropped. After a
+retransmission timeout (one segment) the feedback applies at once, as in the ns-2 XCP the XCP-r
+paper describes ("cwnd is increased almost instantaneously afterwards"). The router's side
 is ``enb_agents/xcp.py``.
 """
 
@@ -17,8 +19,17 @@ import math
 
 from numba import njit
 
-from envs.fastsim.codes import ST_OPEN
-from envs.fastsim.state import FB_H_CWND, FB_H_RTT, FB_XCP, I_CSTATE, X_CWND, X_SRTT, X_XCP_SEEN
+from envs.fastsim.codes import ST_RECOVERY
+from envs.fastsim.state import (
+    FB_H_CWND,
+    FB_H_RTT,
+    FB_XCP,
+    I_CSTATE,
+    X_ACK_LOST,
+    X_CWND,
+    X_SRTT,
+    X_XCP_SEEN,
+)
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -33,7 +44,8 @@ def _xcp_header(b, f, t, fx, fbr):
 def _xcp_feedback(fx, fi, b, f, fbr, fslot, seg):
     """ACKs arrive: the feedback their packets collected since the last ACKs moves the window."""
     total = fbr[b, f, fslot, FB_XCP]
-    delta = total - fx[b, f, X_XCP_SEEN]
+    # Lost ACKs (``ack_loss.py``) lose their share of the feedback (0 without ACK loss).
+    delta = (total - fx[b, f, X_XCP_SEEN]) * (1.0 - fx[b, f, X_ACK_LOST])
     fx[b, f, X_XCP_SEEN] = total
-    if fi[b, f, I_CSTATE] == ST_OPEN:
+    if fi[b, f, I_CSTATE] != ST_RECOVERY:
         fx[b, f, X_CWND] = math.floor(min(max(fx[b, f, X_CWND] + delta, seg), 4e9))

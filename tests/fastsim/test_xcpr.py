@@ -1,0 +1,277 @@
+"""XCP-r, ACK loss and ON/OFF UDP in the fast backend: each rule by hand, then the chain scenario.
+
+The receiver's rule (``xcpr_receiver._xcpr_rule``), the sender's (``senders/xcpr.py``), XCP's
+feedback under a lost ACK (``senders/xcp.py``), the ACK-loss draw (``ack_loss.py``) and the UDP
+sources' schedule (``cross_traffic.py``) on small arrays, with the arithmetic written out; then
+``configs/scenario/chain_ack_loss.yaml``: XCP-r keeps its window under 30 % ACK loss where XCP
+loses the lost ACKs' feedback.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from cellgym.scenario import FlowSpec, ScenarioSpec
+from cellgym.vocab import SpecError
+from envs.fastsim import FastCellBatch, FastSimParams
+from envs.fastsim.ack_loss import _ack_survivors
+from envs.fastsim.bottleneck import (
+    BN_BUF_PKTS,
+    BN_MODE,
+    BN_TRACE0,
+    BN_UDP_EXP,
+    BN_UDP_N,
+    BN_UDP_OFF_MS,
+    BN_UDP_ON_MS,
+    BN_UDP_RATE,
+    BN_UDP_START_MS,
+    BN_WIRE_BYTES,
+    BS_DROPS,
+    BS_LEN,
+)
+from envs.fastsim.codes import BN_RATE, ST_LOSS, ST_OPEN, ST_RECOVERY
+from envs.fastsim.cross_traffic import _udp_active, _udp_tick
+from envs.fastsim.params import P_LEN
+from envs.fastsim.senders.xcp import _xcp_feedback
+from envs.fastsim.senders.xcpr import _xcpr_header, _xcpr_reset, _xcpr_window
+from envs.fastsim.state import (
+    BS_UDP_CREDIT,
+    BS_WIDTH,
+    FB_H_CWND,
+    FB_H_EPOCH,
+    FB_LEN,
+    FB_XCP,
+    I_CSTATE,
+    I_LEN,
+    I_XR_RCWND,
+    V_LEN,
+    V_XR_CWND,
+    V_XR_EPOCH,
+    X_ACK_LOST,
+    X_CWND,
+    X_LEN,
+    X_RT_FB,
+    X_XCP_SEEN,
+    X_XR_EPOCH,
+    X_XR_RCWND,
+)
+from envs.fastsim.xcpr_receiver import _xcpr_rule
+
+SEG = 1448.0
+RING = 16
+
+
+def _flow():
+    fi = np.zeros((1, 1, I_LEN), np.int64)
+    fx = np.zeros((1, 1, X_LEN))
+    fbr = np.zeros((1, 1, RING, FB_LEN))
+    rcv = np.zeros((1, 1, RING, V_LEN), np.int64)
+    return fi, fx, fbr, rcv
+
+
+# -- the receiver's rule ----------------------------------------------------------------------
+
+
+def test_receiver_sums_the_feedback_and_resynchronises_on_a_new_reset_count():
+    # (feedback so far at the router, header window, header reset count + 1) per segment.
+    segments = [
+        (0.0, 14480.0, 1.0),  # first segment: count 1 is new -> cwnd' = H_cwnd = 14480
+        (2000.0, 14480.0, 1.0),  # +2000 -> 16480
+        (1500.0, 16480.0, 1.0),  # -500 -> 15980
+        (1700.0, 1448.0, 2.0),  # the sender reset (count 2): cwnd' = 1448, seen = 1700
+        (30000.0, 1448.0, 2.0),  # +28300 -> 29748
+        (-100000.0, 29748.0, 2.0),  # -130000: floored at one segment -> 1448
+    ]
+    expected = [14480.0, 16480.0, 15980.0, 1448.0, 29748.0, 1448.0]
+    cwnd, epoch, seen = 0.0, 0.0, 0.0
+    for (fb, h_cwnd, h_epoch), want in zip(segments, expected, strict=True):
+        cwnd, epoch, seen = _xcpr_rule(cwnd, epoch, fb, seen, h_cwnd, h_epoch, SEG)
+        assert cwnd == pytest.approx(want)
+        assert seen == fb
+        assert epoch == h_epoch
+
+
+# -- the sender's rules -----------------------------------------------------------------------
+
+
+def test_sender_takes_the_window_of_any_surviving_ack_where_xcp_loses_its_feedback():
+    # Feedback of four ACKs: +1000, +1000, -500, +2000 bytes; the second ACK is lost.
+    # XCP's sender sums what arrives: 14480 + 1000 - 500 + 2000 = 16980 (the lost +1000 is gone).
+    # XCP-r's ACKs carry the receiver's sums 15480, 16480, 15980, 17980: the sender ends at 17980,
+    # the window it would have without the loss.
+    per_ack = [1000.0, 1000.0, -500.0, 2000.0]
+    lost = [False, True, False, False]
+    fi, fx, fbr, rcv = _flow()
+    fx[0, 0, X_CWND] = 14480.0
+    total = 0.0
+    for fb, gone in zip(per_ack, lost, strict=True):
+        total += fb
+        fbr[0, 0, 0, FB_XCP] = total
+        if gone:
+            fx[0, 0, X_XCP_SEEN] = total  # ack_loss: a wholly lost bunch's feedback is skipped
+        else:
+            _xcp_feedback(fx, fi, 0, 0, fbr, 0, SEG)
+    assert fx[0, 0, X_CWND] == 16980.0
+    fi, fx, fbr, rcv = _flow()
+    fx[0, 0, X_CWND] = 14480.0
+    window = 14480.0
+    for fb, gone in zip(per_ack, lost, strict=True):
+        window += fb
+        if not gone:
+            rcv[0, 0, 3, V_XR_CWND] = int(window)
+            rcv[0, 0, 3, V_XR_EPOCH] = 1  # the sender's reset count 0, + 1
+            _xcpr_window(0, 0, fi, fx, rcv, 3, SEG)
+    assert fx[0, 0, X_CWND] == 17980.0
+
+
+def test_xcp_adds_the_surviving_share_of_a_partly_lost_bunch():
+    # A bunch of 10 ACKs carrying +3000 bytes, 3 lost (X_ACK_LOST = 0.3): +2100.
+    fi, fx, fbr, _ = _flow()
+    fx[0, 0, X_CWND] = 14480.0
+    fx[0, 0, X_ACK_LOST] = 0.3
+    fbr[0, 0, 5, FB_XCP] = 3000.0
+    _xcp_feedback(fx, fi, 0, 0, fbr, 5, SEG)
+    assert fx[0, 0, X_CWND] == 14480.0 + 2100.0
+    assert fx[0, 0, X_XCP_SEEN] == 3000.0
+
+
+def test_sender_ignores_windows_before_its_reset_and_during_fast_recovery():
+    fi, fx, fbr, rcv = _flow()
+    fx[0, 0, X_CWND] = 20000.0
+    # The header carries the reset count + 1.
+    _xcpr_header(0, 0, 7, fx, fbr)
+    assert fbr[0, 0, 7, FB_H_EPOCH] == 1.0 and fbr[0, 0, 7, FB_H_CWND] == 20000.0
+    # A timeout: one segment, reset count 1; the header now says 2.
+    fx[0, 0, X_CWND] = SEG
+    fi[0, 0, I_CSTATE] = ST_LOSS
+    _xcpr_reset(fx, 0, 0)
+    _xcpr_header(0, 0, 8, fx, fbr)
+    assert fx[0, 0, X_XR_EPOCH] == 1.0 and fbr[0, 0, 8, FB_H_EPOCH] == 2.0
+    # An ACK computed before the receiver saw the reset (count 1) carries the old, large window.
+    rcv[0, 0, 2, V_XR_CWND] = 40000
+    rcv[0, 0, 2, V_XR_EPOCH] = 1
+    _xcpr_window(0, 0, fi, fx, rcv, 2, SEG)
+    assert fx[0, 0, X_CWND] == SEG
+    # After the timeout (ST_LOSS) a synchronised ACK's window applies at once: 1448 + 50000.
+    rcv[0, 0, 2, V_XR_CWND] = 51448
+    rcv[0, 0, 2, V_XR_EPOCH] = 2
+    _xcpr_window(0, 0, fi, fx, rcv, 2, SEG)
+    assert fx[0, 0, X_CWND] == 51448.0
+    # In fast recovery the shared recovery sets the window: ignored.
+    fi[0, 0, I_CSTATE] = ST_RECOVERY
+    rcv[0, 0, 2, V_XR_CWND] = 90000
+    _xcpr_window(0, 0, fi, fx, rcv, 2, SEG)
+    assert fx[0, 0, X_CWND] == 51448.0
+    fi[0, 0, I_CSTATE] = ST_OPEN
+    _xcpr_window(0, 0, fi, fx, rcv, 2, SEG)
+    assert fx[0, 0, X_CWND] == 90000.0
+
+
+# -- ACK loss and the UDP sources ---------------------------------------------------------------
+
+
+def test_ack_loss_draws_one_loss_per_ack():
+    rng = np.zeros(1, np.uint64)
+    rng[0] = np.uint64(12345)
+    assert _ack_survivors(1000, 0.0, rng, 0) == 1000
+    kept = _ack_survivors(20000, 0.3, rng, 0)
+    assert 0.68 < kept / 20000 < 0.72
+
+
+def _udp_bnp(n, exp=0.0):
+    bnp = np.zeros(BN_TRACE0)
+    bnp[BN_MODE] = BN_RATE
+    bnp[BN_BUF_PKTS] = 3
+    bnp[BN_UDP_N] = n
+    bnp[BN_UDP_RATE] = 2.5 * BN_WIRE_BYTES  # 2.5 packets per ms per source
+    bnp[BN_UDP_ON_MS] = 10.0
+    bnp[BN_UDP_OFF_MS] = 15.0
+    bnp[BN_UDP_EXP] = exp
+    bnp[BN_UDP_START_MS] = 5.0
+    return bnp
+
+
+def test_udp_sources_switch_on_fixed_periods_and_fill_the_buffer():
+    # On from 5 ms for 10 ms, off for 15 ms: on in [5, 15) and [30, 40).
+    bnp = _udp_bnp(2)
+    bqs = np.zeros((1, BS_WIDTH + 4))
+    rng = np.zeros(1, np.uint64)
+    on = [t for t in range(45) if _udp_active(0, t, bnp, bqs, rng) == 2]
+    assert on == [*range(5, 15), *range(30, 40)]
+    # Two sources on at 2.5 packets per ms each: 5 packets in the first tick; the buffer holds 3
+    # waiting + the one on the wire, so one is dropped.
+    bqs = np.zeros((1, BS_WIDTH + 4))
+    bq = np.zeros((1, 8, 5), np.int64)
+    p = np.zeros(P_LEN)
+    _udp_tick(0, 5, p, bnp, bqs, bq, rng)
+    assert bqs[0, BS_LEN] == 4 and bqs[0, BS_DROPS] == 1
+    assert bqs[0, BS_UDP_CREDIT] == 0.0
+    assert (bq[0, :4, 0] == -1).all()  # cross traffic: no flow
+
+
+def test_udp_exponential_periods_have_the_given_means():
+    bnp = _udp_bnp(1, exp=1.0)
+    bnp[BN_UDP_START_MS] = 0.0
+    bqs = np.zeros((1, BS_WIDTH + 2))
+    rng = np.zeros(1, np.uint64)
+    rng[0] = np.uint64(7)
+    on = sum(_udp_active(0, t, bnp, bqs, rng) for t in range(200_000))
+    assert on / 200_000 == pytest.approx(10.0 / 25.0, abs=0.03)
+
+
+def test_fields_are_validated_and_refused_by_ns3_by_name():
+    with pytest.raises(
+        SpecError, match=r"scenario\.ack_loss=1\.0 is out of range: allowed \[0, 1\)"
+    ):
+        ScenarioSpec(ack_loss=1.0)
+    with pytest.raises(SpecError, match=r"scenario\.udp_sources=2 needs a wired bottleneck"):
+        ScenarioSpec(udp_sources=2)
+    with pytest.raises(SpecError, match=r"scenario\.udp_periods='poisson' is not allowed"):
+        ScenarioSpec(bottleneck_mbps=10, udp_sources=1, udp_periods="poisson")
+    with pytest.raises(SpecError, match=r"scenario\.ack_loss=0\.3 does not run on the ns3"):
+        ScenarioSpec(ack_loss=0.3).to_ns3_args(seed=1)
+    with pytest.raises(SpecError, match=r"scenario\.udp_sources=1 does not run on the ns3"):
+        ScenarioSpec(bottleneck_mbps=10, udp_sources=1).to_ns3_args(seed=1)
+    with pytest.raises(SpecError, match=r"flows\[0\]\.cca='xcpr' does not run on the ns3"):
+        ScenarioSpec(flows=[FlowSpec(cca="xcpr")]).to_ns3_args(seed=1)
+
+
+# -- the chain with ACK loss -------------------------------------------------------------------
+
+
+def _chain(cca: str, ack_loss: float):
+    spec = ScenarioSpec.from_config("chain_ack_loss")
+    spec = spec.replace(step_ms=100, ack_loss=ack_loss, flows=[FlowSpec(cca=cca)])
+    batch = FastCellBatch(FastSimParams.from_spec(spec), 1)
+    batch.reset(np.array([1]))
+    cwnd, given, applied = [], [], []
+    init = batch.state.fx[0, 0, X_CWND]
+    for _ in range(spec.num_steps):
+        batch.step()
+        fx = batch.state.fx[0, 0]
+        cwnd.append(fx[X_CWND])
+        given.append(fx[X_RT_FB])
+        # XCP-r: what the receiver's ACKs say; XCP: what the sender summed.
+        applied.append(batch.state.fi[0, 0, I_XR_RCWND] if cca == "xcpr" else fx[X_CWND])
+    return np.array(cwnd), np.array(given), np.array(applied), init, batch.state
+
+
+def test_xcpr_keeps_its_window_under_ack_loss_where_xcp_loses_feedback():
+    cw_xr0, given_xr0, _, init, _ = _chain("xcpr", 0.0)
+    cw_xr, given_xr, rcv_xr, _, st = _chain("xcpr", 0.3)
+    cw_x0, given_x0, _, _, _ = _chain("xcp", 0.0)
+    cw_x, given_x, _, _, _ = _chain("xcp", 0.3)
+    # The chain: 20 Mbit/s, halved by the UDP sources in [3, 6) s and from 9 s. Settled phases:
+    # 1.5-3 s (full), 4-6 s (halved), 7.5-9 s (full again), in 100 ms steps.
+    for phase in (np.r_[15:30], np.r_[40:60], np.r_[75:90]):
+        # XCP-r under 30 % ACK loss holds the window it has without loss (phase means within
+        # 10 %), and its sender's window is the receiver's, the router's whole feedback.
+        assert cw_xr[phase].mean() == pytest.approx(cw_xr0[phase].mean(), rel=0.1)
+        assert np.all(np.abs(cw_xr[phase] - rcv_xr[phase]) <= 3 * SEG)
+        for cw, given in ((cw_xr, given_xr), (cw_xr0, given_xr0), (cw_x0, given_x0)):
+            assert np.all(np.abs((cw[phase] - init) / given[phase] - 1.0) < 0.1)
+        # XCP under the same loss applied well under the feedback the router gave (the lost
+        # ACKs' share is gone; the router hands out more to hold the window).
+        assert np.all((cw_x[phase] - init) / given_x[phase] < 0.7)
+    assert st.fx[0, 0, X_XR_RCWND] == pytest.approx(cw_xr[-1], abs=3 * SEG)
