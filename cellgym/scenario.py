@@ -411,9 +411,11 @@ class ScenarioSpec:
         router: The explicit-feedback router's knobs (``RouterSpec``: XCP's and RCP's alpha,
             beta, shuffling, update period), read by both backends.
         ack_loss: Probability that an ACK is lost on the reverse path between the bottleneck and
-            the server, each independently, in [0, 1) (fast backend; ``envs/fastsim/ack_loss.py``).
-        udp_sources: ON/OFF UDP sources sharing the wired bottleneck (0 to 256; fast backend,
-            needs ``bottleneck_mbps`` or ``bottleneck_trace``; ``envs/fastsim/cross_traffic.py``).
+            the server, each independently, in [0, 1) (``envs/fastsim/ack_loss.py``; ns-3:
+            ``cellgym-ack-loss.h``).
+        udp_sources: ON/OFF UDP sources sharing the wired bottleneck (0 to 256; ns-3:
+            ``cellgym-udp-onoff.h``; needs ``bottleneck_mbps`` or ``bottleneck_trace``;
+            ``envs/fastsim/cross_traffic.py``).
         udp_rate_mbps: Rate of each UDP source while on, Mbit/s.
         udp_on_s: On period of each source, s (the mean when ``udp_periods`` is exponential).
         udp_off_s: Off period of each source, s (likewise).
@@ -599,16 +601,6 @@ class ScenarioSpec:
 
     def check_ns3(self) -> None:
         """Raise ``SpecError`` naming the flow's field if a flow's controller is fast-only."""
-        if self.ack_loss > 0:
-            raise SpecError(
-                f"scenario.ack_loss={self.ack_loss!r} does not run on the ns3 backend yet: "
-                "allowed 0 (fast backend only)"
-            )
-        if self.udp_sources > 0:
-            raise SpecError(
-                f"scenario.udp_sources={self.udp_sources} does not run on the ns3 backend yet: "
-                "allowed 0 (fast backend only)"
-            )
         for i, f in enumerate(self.flows):
             if f.cca in FAST_ONLY_CCAS:
                 raise SpecError(
@@ -649,8 +641,23 @@ class ScenarioSpec:
             f"--activeTimeoutMs={self.active_timeout_ms:g}",
             f"--xrcWindowTtis={self.xrc_window_ttis}",
             *self.router.ns3_args(),
+            *self._reverse_and_udp_ns3_args(),
             "--flows=" + ";".join(f.to_token() for f in self.flows),
         ]
+
+    def _reverse_and_udp_ns3_args(self) -> list[str]:
+        """ACK loss and ON/OFF UDP sources (docs/xcp-r.md "ns-3"); none when unused."""
+        out = [f"--ackLoss={self.ack_loss!r}"] if self.ack_loss > 0 else []
+        if self.udp_sources > 0:
+            out += [
+                f"--udpSources={self.udp_sources}",
+                f"--udpRateMbps={self.udp_rate_mbps!r}",
+                f"--udpOnS={self.udp_on_s!r}",
+                f"--udpOffS={self.udp_off_s!r}",
+                f"--udpPeriods={self.udp_periods}",
+                f"--udpStartS={self.udp_start_s!r}",
+            ]
+        return out
 
 
 def scenario_names() -> list[str]:

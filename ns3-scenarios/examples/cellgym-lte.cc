@@ -4,11 +4,14 @@
 // with --openGymPort=0). The cells are built in model/cellgym-radio-cell.cc (LTE) and
 // model/nr/cellgym-nr-cell.cc (NR); everything else here is shared. The command line, the
 // observation columns and the action are specified in docs/scenario-contract.md.
+#include "cellgym-ack-loss.h"
 #include "cellgym-explicit-router.h"
 #include "cellgym-radio-cell.h"
 #include "cellgym-sender-app.h"
 #include "cellgym-trace-link.h"
+#include "cellgym-udp-onoff.h"
 #include "cellgym-version.h"
+#include "cellgym-xcpr-receiver.h"
 #include "opengym-bridge.h"
 #include "xrc-enb-agent.h"
 #include "xrc-feedback-tag.h"
@@ -40,6 +43,7 @@ namespace
 
 constexpr uint32_t kUeFields = 7;
 constexpr uint16_t kBasePort = 5000;
+constexpr uint16_t kUdpBasePort = 9000; //!< the UDP sources' sinks (at the PGW): 9000 + source
 constexpr double kUeHeightM = 1.5;
 constexpr double kAttachS = 0.1;
 //! Upper bound of every action value on the wire (cwnd bytes, pacing Mbit/s).
@@ -487,7 +491,45 @@ struct WiredRouter
 {
     Ptr<CellGymExplicitRouter> router;      //!< the router's rules
     std::map<Ipv4Address, uint32_t> flowOf; //!< server address -> flow
+    std::set<uint32_t> xcprFlows;           //!< the XCP-r flows
+    CellGymXcprPath xcpr;                   //!< XCP-r's header values beside the packets
 };
+
+/// The TCP header of a packet with its IPv4 header (and PPP header, when hasPpp).
+bool
+PeekTcp(Ptr<const Packet> p, bool hasPpp, TcpHeader& tcp)
+{
+    Ptr<Packet> copy = p->Copy();
+    if (hasPpp)
+    {
+        PppHeader ppp;
+        copy->RemoveHeader(ppp);
+    }
+    Ipv4Header ip;
+    copy->RemoveHeader(ip);
+    return ip.GetProtocol() == 6 && copy->PeekHeader(tcp) > 0;
+}
+
+/// An XCP-r data segment passes the router: the values its header would carry on
+/// (cellgym-xcpr-receiver.h).
+void
+RecordXcprData(WiredRouter* wr,
+               uint32_t flow,
+               const ExplicitHeaderTag& hdr,
+               Ptr<const Packet> p,
+               const TcpHeader& tcp)
+{
+    XcprHeaderTag flag;
+    if (p->PeekPacketTag(flag))
+    {
+        wr->xcpr.OnRouterData(flow,
+                              tcp.GetSequenceNumber().GetValue(),
+                              wr->router->FeedbackOf(flow).xcpTotalBytes,
+                              hdr.cwndBytes,
+                              flag.epoch,
+                              hdr.segBytes);
+    }
+}
 
 /// The IPv4 header of a packet seen at a point-to-point device (with or without its PPP header):
 /// false when it is not IPv4.
@@ -524,6 +566,11 @@ OnBottleneckTx(WiredRouter* wr, Ptr<const Packet> p)
     ExplicitHeaderTag hdr;
     const bool hasHdr = it != wr->flowOf.end() && p->PeekPacketTag(hdr);
     wr->router->OnPacket(hasHdr ? it->second : 0, wireBytes, hasHdr ? &hdr : nullptr);
+    TcpHeader tcp;
+    if (hasHdr && wr->xcprFlows.count(it->second) > 0 && PeekTcp(p, hasPpp, tcp))
+    {
+        RecordXcprData(wr, it->second, hdr, p, tcp);
+    }
 }
 
 /// Bytes a trace link's delivery opportunity carries (one packet of up to 1500 bytes).
@@ -542,6 +589,12 @@ OnTraceLinkEnqueue(WiredRouter* wr, Ptr<const QueueDiscItem> item)
     ExplicitHeaderTag hdr;
     const bool hasHdr = it != wr->flowOf.end() && item->GetPacket()->PeekPacketTag(hdr);
     wr->router->OnPacket(hasHdr ? it->second : 0, kTracePacketBytes, hasHdr ? &hdr : nullptr);
+    TcpHeader tcp;
+    if (hasHdr && wr->xcprFlows.count(it->second) > 0 && ipItem->GetHeader().GetProtocol() == 6
+        && item->GetPacket()->PeekHeader(tcp) > 0)
+    {
+        RecordXcprData(wr, it->second, hdr, item->GetPacket(), tcp);
+    }
 }
 
 /// An ACK reaches the router from the PGW: it carries its flow's feedback back to the sender.
@@ -558,6 +611,13 @@ OnBottleneckAck(WiredRouter* wr, Ptr<const Packet> p)
     if (it != wr->flowOf.end() && ip.GetProtocol() == 6) // the flow's TCP ACKs
     {
         p->AddPacketTag(wr->router->FeedbackOf(it->second));
+        TcpHeader tcp;
+        XcprWindowTag window;
+        if (wr->xcprFlows.count(it->second) > 0 && PeekTcp(p, hasPpp, tcp)
+            && wr->xcpr.WindowOfAck(it->second, tcp.GetAckNumber().GetValue(), window))
+        {
+            p->AddPacketTag(window); // XCP-r: the receiver's window, on the ACK it sent
+        }
     }
 }
 
@@ -609,6 +669,13 @@ main(int argc, char* argv[])
         {"rcpAlpha", "0.4"},
         {"rcpBeta", "0.226"},
         {"rcpUpdateMs", "0"},
+        {"ackLoss", "0"},
+        {"udpSources", "0"},
+        {"udpRateMbps", "10"},
+        {"udpOnS", "1"},
+        {"udpOffS", "1"},
+        {"udpPeriods", "fixed"},
+        {"udpStartS", "0"},
         {"capacityTrace", ""},
         {"channelSource", "distance"},
         {"recordPath", ""},
@@ -663,6 +730,14 @@ main(int argc, char* argv[])
         {"rcpAlpha", "RCP router: alpha of the rate update (spare capacity)"},
         {"rcpBeta", "RCP router: beta of the rate update (queue)"},
         {"rcpUpdateMs", "RCP router: update period, ms (0: every average RTT)"},
+        {"ackLoss",
+         "probability that each ACK is lost between the bottleneck and its server, in [0, 1)"},
+        {"udpSources", "ON/OFF UDP sources through the wired bottleneck (0-256)"},
+        {"udpRateMbps", "rate of each UDP source while on, Mbit/s (IP bytes)"},
+        {"udpOnS", "on period of each UDP source, s (the mean when exponential)"},
+        {"udpOffS", "off period of each UDP source, s (likewise)"},
+        {"udpPeriods", "fixed (the sources switch together) or exponential (drawn per source)"},
+        {"udpStartS", "the UDP sources start, on, at this time, s"},
         {"channelSource",
          "distance (the channel model), or the trace source the scenario names (mahimahi, "
          "irish5g, synthetic): then --capacityTrace is required"},
@@ -790,6 +865,17 @@ main(int argc, char* argv[])
     rcpKnobs.alpha = doubleOpt("rcpAlpha", 1e-9, 1);
     rcpKnobs.beta = doubleOpt("rcpBeta", 0, 2);
     rcpKnobs.rcpUpdateMs = doubleOpt("rcpUpdateMs", 0, 10'000);
+    const double ackLoss = doubleOpt("ackLoss", 0, 0.999999);
+    const auto udpSources = static_cast<uint32_t>(uintOpt("udpSources", 0, 256));
+    const double udpRateMbps = doubleOpt("udpRateMbps", 0, 100'000);
+    const double udpOnS = doubleOpt("udpOnS", 0.001, 1e6);
+    const double udpOffS = doubleOpt("udpOffS", 0, 1e6);
+    const double udpStartS = doubleOpt("udpStartS", 0, 1e6);
+    const std::string udpPeriods = opt["udpPeriods"];
+    if (udpPeriods != "fixed" && udpPeriods != "exponential")
+    {
+        BadArg("udpPeriods", udpPeriods, "fixed, exponential");
+    }
     const std::string recordPath = opt["recordPath"];
     const std::string capacityTrace = opt["capacityTrace"];
     const std::string channelSource = opt["channelSource"];
@@ -914,7 +1000,7 @@ main(int argc, char* argv[])
                                     flowConfigs.end(),
                                     [](const auto& f)
                                     {
-                                        return f.cca == "xcp";
+                                        return f.cca == "xcp" || f.cca == "xcpr";
                                     });
     const bool anyRcp = std::any_of(flowConfigs.begin(),
                                     flowConfigs.end(),
@@ -929,6 +1015,19 @@ main(int argc, char* argv[])
                "XCP and RCP flows cannot share the bottleneck: all xcp or all rcp");
     }
     WiredRouter wiredRouter;
+    for (const auto& fc : flowConfigs)
+    {
+        if (fc.cca == "xcpr")
+        {
+            if (bottleneckMbps <= 0 && bottleneckTrace.empty())
+            {
+                BadArg("flows",
+                       flowsSpec,
+                       "xcpr only with a wired bottleneck (--bottleneckMbps or --bottleneckTrace)");
+            }
+            wiredRouter.xcprFlows.insert(fc.flowId);
+        }
+    }
     const auto knobs = anyXcp ? xcpKnobs : rcpKnobs;
     const auto kind = anyXcp ? CellGymExplicitRouter::Kind::XCP : CellGymExplicitRouter::Kind::RCP;
     if ((anyXcp || anyRcp) && bottleneckMbps > 0)
@@ -1029,6 +1128,7 @@ main(int argc, char* argv[])
     }
 
     // -- flows ------------------------------------------------------------------------------------
+    std::vector<Ptr<CellGymAckLossModel>> ackLossModels;
     Ptr<UniformRandomVariable> startOffset = CreateObject<UniformRandomVariable>();
     startOffset->SetAttribute("Min", DoubleValue(0.0));
     startOffset->SetAttribute("Max", DoubleValue(0.1));
@@ -1042,6 +1142,14 @@ main(int argc, char* argv[])
             "Delay",
             TimeValue(MicroSeconds(static_cast<int64_t>((serverDelayMs + fc.delayMs) * 1000))));
         NetDeviceContainer devs = link.Install(server, router.Get(0));
+        if (ackLoss > 0)
+        {
+            // The reverse path's ACK loss, after the router (docs/xcp-r.md "ns-3").
+            Ptr<CellGymAckLossModel> loss = CreateObject<CellGymAckLossModel>();
+            loss->Setup(ackLoss, stream++);
+            devs.Get(0)->SetAttribute("ReceiveErrorModel", PointerValue(loss));
+            ackLossModels.push_back(loss);
+        }
         std::ostringstream base;
         base << "1." << (fc.flowId / 250) << "." << (fc.flowId % 250) << ".0";
         addr.SetBase(base.str().c_str(), "255.255.255.252");
@@ -1079,6 +1187,96 @@ main(int argc, char* argv[])
             cell.agentFlows.push_back(fc.flowId);
             cell.agentOps.push_back(app->GetAgentOps());
         }
+    }
+
+    // -- XCP-r's receivers: the UEs' IP layers read the data segments and send the ACKs -------
+    if (!wiredRouter.xcprFlows.empty())
+    {
+        for (uint32_t u = 0; u < numUes; ++u)
+        {
+            Ptr<Ipv4L3Protocol> ip = ueNodes.Get(u)->GetObject<Ipv4L3Protocol>();
+            ip->TraceConnectWithoutContext(
+                "LocalDeliver",
+                Callback<void, const Ipv4Header&, Ptr<const Packet>, uint32_t>(
+                    [&wiredRouter](const Ipv4Header& h, Ptr<const Packet> p, uint32_t)
+                    {
+                        TcpHeader tcp;
+                        if (h.GetProtocol() != 6 || p->PeekHeader(tcp) == 0)
+                        {
+                            return;
+                        }
+                        const uint32_t flow = tcp.GetDestinationPort() - kBasePort;
+                        if (wiredRouter.xcprFlows.count(flow) > 0
+                            && p->GetSize() > tcp.GetSerializedSize())
+                        {
+                            wiredRouter.xcpr.OnReceiverData(flow,
+                                                            tcp.GetSequenceNumber().GetValue());
+                        }
+                    }));
+            ip->TraceConnectWithoutContext(
+                "SendOutgoing",
+                Callback<void, const Ipv4Header&, Ptr<const Packet>, uint32_t>(
+                    [&wiredRouter](const Ipv4Header& h, Ptr<const Packet> p, uint32_t)
+                    {
+                        TcpHeader tcp;
+                        if (h.GetProtocol() != 6 || p->PeekHeader(tcp) == 0)
+                        {
+                            return;
+                        }
+                        const uint32_t flow = tcp.GetSourcePort() - kBasePort;
+                        if (wiredRouter.xcprFlows.count(flow) > 0
+                            && (tcp.GetFlags() & TcpHeader::ACK) != 0)
+                        {
+                            wiredRouter.xcpr.OnReceiverAck(flow, tcp.GetAckNumber().GetValue());
+                        }
+                    }));
+        }
+    }
+
+    // -- ON/OFF UDP sources through the wired bottleneck, their sinks at the PGW (beyond it) ---
+    std::vector<Ptr<CellGymUdpOnOff>> udpApps;
+    std::vector<uint64_t> udpReceived(udpSources, 0);
+    if (udpSources > 0 && bottleneckMbps <= 0 && bottleneckTrace.empty())
+    {
+        BadArg("udpSources",
+               std::to_string(udpSources),
+               "0 without a wired bottleneck (--bottleneckMbps or --bottleneckTrace)");
+    }
+    for (uint32_t k = 0; k < udpSources; ++k)
+    {
+        Ptr<Node> src = CreateObject<Node>();
+        internet.Install(src);
+        PointToPointHelper link;
+        link.SetDeviceAttribute("DataRate", DataRateValue(DataRate("100Gbps")));
+        link.SetChannelAttribute("Delay", TimeValue(Seconds(0)));
+        NetDeviceContainer devs = link.Install(src, router.Get(0));
+        std::ostringstream base;
+        base << "2." << (k / 250) << "." << (k % 250) << ".0";
+        addr.SetBase(base.str().c_str(), "255.255.255.252");
+        Ipv4InterfaceContainer ifaces = addr.Assign(devs);
+        routing.GetStaticRouting(src->GetObject<Ipv4>())->SetDefaultRoute(ifaces.GetAddress(1), 1);
+        const uint16_t port = kUdpBasePort + k;
+        PacketSinkHelper sinkHelper("ns3::UdpSocketFactory",
+                                    InetSocketAddress(Ipv4Address::GetAny(), port));
+        ApplicationContainer sink = sinkHelper.Install(pgw);
+        sink.Start(Seconds(0));
+        sink.Get(0)->TraceConnectWithoutContext(
+            "Rx",
+            Callback<void, Ptr<const Packet>, const Address&>(
+                [&udpReceived, k](Ptr<const Packet> p, const Address&)
+                {
+                    udpReceived[k] += p->GetSize() + 28; // + the UDP and IP headers
+                }));
+        Ptr<CellGymUdpOnOff> app = CreateObject<CellGymUdpOnOff>();
+        app->Setup(InetSocketAddress(coreIfaces.GetAddress(1), port),
+                   udpRateMbps,
+                   udpOnS,
+                   udpOffS,
+                   udpPeriods == "exponential",
+                   stream++);
+        src->AddApplication(app);
+        app->SetStartTime(Seconds(udpStartS));
+        udpApps.push_back(app);
     }
 
     if (mobility == "random")
@@ -1140,6 +1338,24 @@ main(int argc, char* argv[])
     Simulator::Schedule(Seconds(0), &StepEvent, &cell);
     Simulator::Stop(Seconds(simTime + 10 * cell.stepS));
     Simulator::Run();
+    // What the reverse path lost and what the UDP sources sent and got through (on stderr).
+    if (!ackLossModels.empty())
+    {
+        uint64_t seen = 0;
+        uint64_t dropped = 0;
+        for (const auto& m : ackLossModels)
+        {
+            seen += m->GetSeen();
+            dropped += m->GetDropped();
+        }
+        std::cerr << "cellgym-lte: ack_loss acks=" << seen << " dropped=" << dropped << '\n';
+    }
+    for (uint32_t k = 0; k < udpApps.size(); ++k)
+    {
+        std::cerr << "cellgym-lte: udp source=" << k << " on_s=" << udpApps[k]->GetOnSeconds()
+                  << " sent_bytes=" << udpApps[k]->GetSentBytes()
+                  << " received_bytes=" << udpReceived[k] << '\n';
+    }
     Simulator::Destroy();
     return 0;
 }

@@ -4,6 +4,7 @@
 #include "cellgym-explicit-tags.h"
 #include "tcp-rcp.h"
 #include "tcp-xcp.h"
+#include "tcp-xcpr.h"
 #include "tcp-xrc.h"
 
 #include "ns3/log.h"
@@ -50,6 +51,7 @@ CcaTypes()
         {"xrc", "ns3::TcpXrc"},
         {"xcp", "ns3::TcpXcp"},
         {"rcp", "ns3::TcpRcp"},
+        {"xcpr", "ns3::TcpXcpr"},
         {"agent", "ns3::CellGymAgentCongestionOps"},
     };
     return types;
@@ -158,7 +160,8 @@ CellGymSenderApp::StartApplication()
     }
     // XCP and RCP: the congestion header on every segment, its bytes taken from the payload;
     // RCP paces at its router's rate.
-    const uint32_t headerBytes = m_config.cca == "xcp"   ? TcpXcp::kHeaderBytes
+    const uint32_t headerBytes = m_config.cca == "xcpr"  ? TcpXcpr::kHeaderBytes
+                                 : m_config.cca == "xcp" ? TcpXcp::kHeaderBytes
                                  : m_config.cca == "rcp" ? TcpRcp::kHeaderBytes
                                                          : 0;
     if (headerBytes > 0)
@@ -284,6 +287,14 @@ CellGymSenderApp::OnRx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSoc
     {
         OnFeedback(tag);
     }
+    XcprWindowTag window;
+    if (p->PeekPacketTag(window))
+    {
+        if (Ptr<TcpXcpr> xcpr = DynamicCast<TcpXcpr>(m_cca))
+        {
+            xcpr->SetWindow(window.cwndBytes, window.epoch);
+        }
+    }
     ExplicitFeedbackTag explicitTag;
     if (p->PeekPacketTag(explicitTag))
     {
@@ -330,6 +341,12 @@ CellGymSenderApp::OnTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSoc
     tag.rttS = m_srttS;
     tag.segBytes = m_segBytes;
     p->AddPacketTag(tag);
+    if (Ptr<TcpXcpr> xcpr = DynamicCast<TcpXcpr>(m_cca))
+    {
+        XcprHeaderTag flag; // XCP-r: the reset count + 1 (the congestion flag)
+        flag.epoch = xcpr->GetHeaderEpoch();
+        p->AddPacketTag(flag);
+    }
 }
 
 void

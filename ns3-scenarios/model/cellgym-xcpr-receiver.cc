@@ -1,0 +1,98 @@
+// SPDX-License-Identifier: GPL-2.0-only
+#include "cellgym-xcpr-receiver.h"
+
+#include <algorithm>
+
+namespace ns3
+{
+
+namespace
+{
+/// Records kept per flow at most (older ones belong to segments or ACKs lost on the way).
+constexpr size_t kMaxRecords = 1 << 16;
+} // namespace
+
+void
+XcprReceiverState::Update(double fbSum, double hCwnd, uint32_t hEpoch, double segBytes)
+{
+    if (hEpoch != epoch)
+    {
+        cwnd = hCwnd;
+        epoch = hEpoch;
+    }
+    else
+    {
+        cwnd += fbSum - seen;
+    }
+    cwnd = std::clamp(cwnd, segBytes, 4e9);
+    seen = fbSum;
+}
+
+void
+CellGymXcprPath::OnRouterData(
+    uint32_t flow, uint32_t seq, double fbTotal, double hCwnd, uint32_t hEpoch, double segBytes)
+{
+    Flow& f = m_flows[flow];
+    f.headers[seq] = Header{fbTotal, hCwnd, hEpoch, segBytes};
+    while (f.headers.size() > kMaxRecords)
+    {
+        f.headers.erase(f.headers.begin());
+    }
+}
+
+void
+CellGymXcprPath::OnReceiverData(uint32_t flow, uint32_t seq)
+{
+    Flow& f = m_flows[flow];
+    auto it = f.headers.find(seq);
+    if (it == f.headers.end())
+    {
+        return;
+    }
+    const Header h = it->second;
+    f.headers.erase(f.headers.begin(), std::next(it));
+    f.rx.Update(h.fbTotal, h.hCwnd, h.hEpoch, h.segBytes);
+}
+
+void
+CellGymXcprPath::OnReceiverAck(uint32_t flow, uint32_t ackNo)
+{
+    Flow& f = m_flows[flow];
+    if (f.rx.epoch == 0)
+    {
+        return; // no segment yet (the handshake): nothing to carry
+    }
+    f.acks.push_back(Ack{ackNo, f.rx.cwnd, f.rx.epoch});
+    while (f.acks.size() > kMaxRecords)
+    {
+        f.acks.pop_front();
+    }
+}
+
+bool
+CellGymXcprPath::WindowOfAck(uint32_t flow, uint32_t ackNo, XcprWindowTag& tag)
+{
+    Flow& f = m_flows[flow];
+    auto it = std::find_if(f.acks.begin(),
+                           f.acks.end(),
+                           [ackNo](const Ack& a)
+                           {
+                               return a.ackNo == ackNo;
+                           });
+    if (it == f.acks.end())
+    {
+        return false;
+    }
+    tag.cwndBytes = it->cwnd;
+    tag.epoch = it->epoch;
+    f.acks.erase(f.acks.begin(), std::next(it));
+    return true;
+}
+
+const XcprReceiverState&
+CellGymXcprPath::Receiver(uint32_t flow)
+{
+    return m_flows[flow].rx;
+}
+
+} // namespace ns3
