@@ -146,10 +146,14 @@ def _registry() -> dict[str, Controller]:
     out["xcpr"] = Controller(
         name="xcpr",
         kind="native",
-        backends=("fast",),
+        backends=BACKENDS,
         summary="XCP-r: XCP's router; the receiver sums the feedback and every ACK carries the "
         "window",
-        code={"fast": "envs/fastsim/senders/xcpr.py"},
+        code={
+            "ns3": "ns3-scenarios/model/tcp-xcpr.cc",
+            "fast": "envs/fastsim/senders/xcpr.py",
+        },
+        ns3_type="ns3::TcpXcpr",
         fast_model="xcpr",
     )
     out["xrc_policy"] = Controller(

@@ -73,7 +73,7 @@ EXPLICIT_CCAS: tuple[str, ...] = ("xcp", "rcp", "xcpr")
 #: the router-assisted ones.
 NATIVE_CCAS: tuple[str, ...] = (*NS3_TCPS, "xrc", *EXPLICIT_CCAS)
 #: Native congestion controls only the fast backend runs so far (ns-3 refuses them by field).
-FAST_ONLY_CCAS: tuple[str, ...] = ("xcpr",)
+FAST_ONLY_CCAS: tuple[str, ...] = ()
 #: The value of ``FlowSpec.cca`` for the flow a Python policy drives.
 AGENT_CCA = "agent"
 #: Every value of ``FlowSpec.cca``.
