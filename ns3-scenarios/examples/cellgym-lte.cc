@@ -1350,6 +1350,16 @@ main(int argc, char* argv[])
         }
         std::cerr << "cellgym-lte: ack_loss acks=" << seen << " dropped=" << dropped << '\n';
     }
+    if (wiredRouter.router && anyXcp)
+    {
+        // The feedback the router handed each flow (payload bytes; the ACKs' running total).
+        for (const auto& [server, flow] : wiredRouter.flowOf)
+        {
+            std::cerr << "cellgym-lte: xcp_feedback flow=" << flow
+                      << " total_bytes=" << wiredRouter.router->FeedbackOf(flow).xcpTotalBytes
+                      << '\n';
+        }
+    }
     for (uint32_t k = 0; k < udpApps.size(); ++k)
     {
         std::cerr << "cellgym-lte: udp source=" << k << " on_s=" << udpApps[k]->GetOnSeconds()
