@@ -68,7 +68,14 @@ CONFIGS: tuple[tuple[int, str, float, str], ...] = (
 STALL_SHARE = 0.1
 
 
-def paper_spec(n_flows: int, cca: str, ack_loss: float, sim_time_s: float = SIM_TIME_S):
+#: Drop-tail buffers of the bottleneck, packets: the paper's 1,000 slots, and 300, standing in for
+#: its RED queue, which drops well before the slots are full.
+BUFFERS: tuple[int, ...] = (1000, 300)
+
+
+def paper_spec(
+    n_flows: int, cca: str, ack_loss: float, sim_time_s: float = SIM_TIME_S, buffer: int = 1000
+) -> ScenarioSpec:
     """The scenario of one configuration (module docstring)."""
     return ScenarioSpec(
         name=f"xcpr_paper_{cca}_{n_flows}_{ack_loss:g}",
@@ -88,7 +95,7 @@ def paper_spec(n_flows: int, cca: str, ack_loss: float, sim_time_s: float = SIM_
         rlc_buffer_pkts=4000,
         server_delay_ms=47.0,
         bottleneck_mbps=BOTTLENECK_MBPS,
-        bottleneck_buffer_pkts=1000,
+        bottleneck_buffer_pkts=buffer,
         ack_loss=ack_loss,
         udp_sources=UDP_SOURCES,
         udp_rate_mbps=UDP_RATE_MBPS,
@@ -167,8 +174,8 @@ def summary(series: dict[str, np.ndarray]) -> dict[str, Any]:
     return out
 
 
-def _key(n: int, cca: str, loss: float) -> str:
-    return f"{cca}_{n}flow{'s' if n > 1 else ''}_loss{int(round(loss * 100))}"
+def _key(n: int, cca: str, loss: float, buffer: int) -> str:
+    return f"{cca}_{n}flow{'s' if n > 1 else ''}_loss{int(round(loss * 100))}_buf{buffer}"
 
 
 def _figure(path: Path, series: dict[str, np.ndarray], title: str) -> None:
@@ -207,21 +214,32 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     prov = record(COMMAND, argv, inputs.XCPR_PAPER, REPO_ROOT)
     t0 = time.time()
     runs: dict[str, Any] = {}
-    for n, cca, loss, fig in CONFIGS:
-        key = _key(n, cca, loss)
-        spec = paper_spec(n, cca, loss, args.sim_time_s)
-        per_seed = []
-        for seed in range(1, args.seeds + 1):
-            series = run(spec, seed)
-            per_seed.append(summary(series))
-            if seed == 1:
-                title = f"{cca.upper()}, {n} flow{'s' if n > 1 else ''}, {loss:.0%} ACK loss"
-                _figure(out / f"{key}.png", series, f"{title} (paper: {fig}), seed 1")
-        runs[key] = {"flows": n, "cca": cca, "ack_loss": loss, "paper": fig, "seeds": per_seed}
+    for buffer in BUFFERS:
+        for n, cca, loss, fig in CONFIGS:
+            key = _key(n, cca, loss, buffer)
+            spec = paper_spec(n, cca, loss, args.sim_time_s, buffer)
+            per_seed = []
+            for seed in range(1, args.seeds + 1):
+                series = run(spec, seed)
+                per_seed.append(summary(series))
+                if seed == 1:
+                    title = (
+                        f"{cca.upper()}, {n} flow{'s' if n > 1 else ''}, {loss:.0%} ACK loss, "
+                        f"{buffer}-packet buffer"
+                    )
+                    _figure(out / f"{key}.png", series, f"{title} (paper: {fig}), seed 1")
+            runs[key] = {
+                "flows": n,
+                "cca": cca,
+                "ack_loss": loss,
+                "buffer_pkts": buffer,
+                "paper": fig,
+                "seeds": per_seed,
+            }
     numbers = {
         "setup": {
             "bottleneck_mbps": BOTTLENECK_MBPS,
-            "buffer_pkts": 1000,
+            "buffer_pkts": list(BUFFERS),
             "udp": {
                 "sources": UDP_SOURCES,
                 "rate_mbps": UDP_RATE_MBPS,
@@ -260,28 +278,35 @@ def render(numbers: dict[str, Any]) -> str:
     """report.md from numbers.json (the table, the figures and the comparison with the paper)."""
     runs = numbers["runs"]
     setup = numbers["setup"]
-    rows = []
-    for n, cca, loss, fig in CONFIGS:
-        k = _key(n, cca, loss)
-        jain = f"{_mean(runs, k, 'jain_mean'):.3f}" if n > 1 else "-"
-        rows.append(
-            f"| {cca.upper()} | {n} | {loss:.0%} | {fig} | {_mean(runs, k, 'utilisation'):.3f} | "
-            f"{_mean(runs, k, 'utilisation_halved'):.3f} | "
-            f"{_mean(runs, k, 'stall_s_per_flow'):.1f} / {_worst(runs, k, 'stall_s_per_flow'):.1f}"
-            f" | {_mean(runs, k, 'timeout_s_per_flow'):.1f} | {jain} | "
-            f"{_mean(runs, k, 'drops'):.0f} |"
+    tables = {}
+    figs = {}
+    for buffer in BUFFERS:
+        rows = [HEADER]
+        for n, cca, loss, fig in CONFIGS:
+            k = _key(n, cca, loss, buffer)
+            jain = f"{_mean(runs, k, 'jain_mean'):.3f}" if n > 1 else "-"
+            mean, worst = _mean(runs, k, "stall_s_per_flow"), _worst(runs, k, "stall_s_per_flow")
+            stall = f"{mean:.1f} / {worst:.1f}"
+            rows.append(
+                f"| {cca.upper()} | {n} | {loss:.0%} | {fig} | {_mean(runs, k, 'utilisation'):.3f}"
+                f" | {_mean(runs, k, 'utilisation_halved'):.3f} | {stall}"
+                f" | {_mean(runs, k, 'timeout_s_per_flow'):.1f} | {jain} | "
+                f"{_mean(runs, k, 'drops'):.0f} |"
+            )
+        tables[buffer] = "\n".join(rows)
+        figs[buffer] = "\n".join(
+            f"![{cca} {n} {loss:.0%} {buffer}]({_key(n, cca, loss, buffer)}.png)"
+            for n, cca, loss, _ in CONFIGS
         )
-    figs = "\n".join(
-        f"![{cca} {n} {loss:.0%}]({_key(n, cca, loss)}.png)" for n, cca, loss, _ in CONFIGS
-    )
     return REPORT.format(
         seeds=setup["seeds"],
         sim=setup["sim_time_s"],
         wall=numbers["meta"]["wall_s"],
-        table="\n".join(rows),
-        figs=figs,
+        table1000=tables[1000],
+        table300=tables[300],
+        figs1000=figs[1000],
+        figs300=figs[300],
         prov=markdown_line(numbers["provenance"]),
-        header=HEADER,
     )
 
 
@@ -311,10 +336,19 @@ capacity (mean over flows and seeds / worst flow). Timeout: seconds a flow spend
 after a retransmission timeout (mean per flow). Jain: fairness over 1 s windows from 2 s (mean).
 Drops: packets the bottleneck's buffer dropped (flows' and UDP's).
 
-{header}
-{table}
+### The paper's 1,000-packet buffer (drop-tail)
 
-{figs}
+{table1000}
+
+### A 300-packet buffer (standing in for the paper's RED, which drops before the slots are full)
+
+{table300}
+
+### Figures (seed 1): the 300-packet buffer, then the 1,000-packet one
+
+{figs300}
+
+{figs1000}
 
 ## The paper's findings beside ours
 
