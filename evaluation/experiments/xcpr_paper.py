@@ -307,7 +307,34 @@ def render(numbers: dict[str, Any]) -> str:
         figs1000=figs[1000],
         figs300=figs[300],
         prov=markdown_line(numbers["provenance"]),
+        findings=_findings(runs),
     )
+
+
+def _findings(runs: dict[str, Any]) -> str:
+    """One line per buffer and flow count: timeouts and utilisation, XCP beside XCP-r."""
+    lines = []
+    for buffer in BUFFERS:
+        for n in (1, 3):
+
+            def f(cca, loss, field, worst=False, n=n, buffer=buffer):
+                k = _key(n, cca, loss, buffer)
+                return _worst(runs, k, field) if worst else _mean(runs, k, field)
+
+            lines.append(
+                f"- {buffer}-packet buffer, {n} flow{'s' if n > 1 else ''}: with 30 % ACK loss XCP "
+                f"spent {f('xcp', 0.3, 'timeout_s_per_flow'):.1f} s per flow in recovery after "
+                f"timeouts (worst flow stalled {f('xcp', 0.3, 'stall_s_per_flow', True):.1f} s) "
+                f"and used {f('xcp', 0.3, 'utilisation_halved'):.2f} of the halved capacity; "
+                f"XCP-r {f('xcpr', 0.3, 'timeout_s_per_flow'):.1f} s (worst stall "
+                f"{f('xcpr', 0.3, 'stall_s_per_flow', True):.1f} s), "
+                f"{f('xcpr', 0.3, 'utilisation_halved'):.2f}. Without loss: XCP "
+                f"{f('xcp', 0.0, 'timeout_s_per_flow'):.1f} s, "
+                f"{f('xcp', 0.0, 'utilisation_halved'):.2f}; XCP-r "
+                f"{f('xcpr', 0.0, 'timeout_s_per_flow'):.1f} s, "
+                f"{f('xcpr', 0.0, 'utilisation_halved'):.2f}."
+            )
+    return "\n".join(lines)
 
 
 HEADER = (
@@ -352,18 +379,40 @@ Drops: packets the bottleneck's buffer dropped (flows' and UDP's).
 
 ## The paper's findings beside ours
 
+Means over the seeds:
+
+{findings}
+
+
+The paper's findings, and where ours agree:
+
 - **XCP without ACK loss (Figs. 3, 4)**: the paper's XCP follows the bandwidth variations; at the
-  halving (5 s) a burst of drops causes a timeout that is quickly recovered. Here XCP follows the
-  capacity too (the table's first rows); whether the halving overflows the buffer depends on how
-  fast the router's negative feedback arrives: the 1,000-packet buffer holds about 60 ms of the
-  200 Mbit/s link, less than the RTT it takes XCP to react, so the queue peaks near the buffer.
-- **XCP with 30 % ACK loss (Figs. 5, 6)**: the paper's XCP stalls after the halving: the timeout's
-  one-segment window needs the one ACK carrying the large feedback, and when it is lost the sender
-  waits for the next retransmission timeout; with three flows one flow stays inactive for about
-  4 s. Compare the stalled and timeout columns of XCP with and without loss.
-- **XCP-r (Sec. IV-A, Figs. 9, 10)**: without loss XCP-r behaves as XCP; with 30 % ACK loss the
-  paper's XCP-r has a much shorter inactivity after the timeout and keeps the three flows fair,
-  because any later ACK carries the whole window. Compare XCP-r's rows with XCP's.
+  halving (5 s) a burst of drops causes a timeout that is quickly recovered. Ours follows the
+  capacity too. With the 1,000-packet drop-tail buffer the halving never causes a timeout: the
+  queue peaks near the buffer (about 60 ms of the link, less than the RTT XCP needs to react) and
+  the drops are repaired by fast recovery. With the 300-packet buffer the single flow times out,
+  as the paper's does, and recovers more slowly than the paper's (the fast model's timer backs
+  off), while three flows (smaller windows each) do not time out at all.
+- **XCP with 30 % ACK loss (Figs. 5, 6)**: the paper's XCP stalls after the halving: after the
+  timeout the one-segment window needs the one ACK that carries the large feedback, and when it is
+  lost the sender waits for the next retransmission timeout; with three flows one flow stays
+  inactive for about 4 s. Ours agrees for one flow with the 300-packet buffer: the time in
+  recovery after timeouts more than doubles and the utilisation of the halved capacity drops
+  (the lines above). Three flows do not time out here, so the three-flow stall of Fig. 6 does not
+  appear.
+- **XCP-r (Sec. IV-A, Figs. 9, 10)**: without loss the paper's XCP-r behaves as XCP, and so does
+  ours (the rows agree within the seeds' spread). With 30 % ACK loss the paper's XCP-r has a much
+  shorter inactivity after the timeout. **Ours does not reproduce this**: with one flow and the
+  300-packet buffer XCP-r spends about as long (on average over the seeds, longer) in recovery
+  after timeouts as XCP. In the fast model the stall is dominated by the ACKs of the one-segment
+  window: each lost one costs a retransmission timeout, backed off, and XCP-r cannot help there
+  (it needs a surviving ACK as much as XCP does). The feedback itself is not what XCP misses
+  here: the fast model's XCP sender reads the router's feedback sum when a surviving ACK passes
+  the router, so the first surviving ACK after a timeout brings every increment given since the
+  previous surviving one, except the lost ACKs' share. XCP-r also ignores the ACKs of segments
+  sent before the timeout (they carry the old reset count) and its window starts from the
+  segment that resynchronises it, one round trip later. The figures of seed 1 show single runs
+  where XCP-r recovers faster and others where it does not.
 
 ## Differences from the paper
 
