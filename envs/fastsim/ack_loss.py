@@ -13,16 +13,29 @@ path are drawn one by one (``I_ACKS_DRAWN``):
   feedback of the lost ACKs is gone (the sender moves past it, ``X_XCP_SEEN``).
 - some survive: the bunch is processed, and XCP adds the surviving share (``X_ACK_LOST``) of the
   feedback the bunch carried. XCP-r's ACKs carry the window itself, so one survivor is enough.
+- a retransmission timeout while the receiver's latest state is known only to lost ACKs: the
+  timeout's retransmission of the first unacknowledged segment makes the receiver ACK again (a
+  duplicate ACK repeating its state). The fast model resends only segments it knows lost, so this
+  ACK is modelled directly: one smoothed RTT after the timeout (``X_ACK_REDRAW``, set in
+  ``dispatch._on_rto``) one more ACK carrying the receiver's state is drawn, lost with the same
+  probability. Without it a sender whose last ACK was lost would wait forever.
 """
 
 from __future__ import annotations
 
 from numba import njit
 
-from envs.fastsim.codes import CCA_XCP
 from envs.fastsim.params import FC_CCA, FC_D_SRV_UP_MS, P_ACK_LOSS
 from envs.fastsim.rng import _rand
-from envs.fastsim.state import FB_XCP, I_ACKS_DRAWN, I_SEEN_ACKS, X_ACK_LOST, X_XCP_SEEN
+from envs.fastsim.senders.dispatch import _sums_feedback
+from envs.fastsim.state import (
+    FB_XCP,
+    I_ACKS_DRAWN,
+    I_SEEN_ACKS,
+    X_ACK_LOST,
+    X_ACK_REDRAW,
+    X_XCP_SEEN,
+)
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -40,13 +53,17 @@ def _ack_loss(b, f, t, p, fc, fi, fx, rng, fbr, v_acks):
     """The reverse path's losses of the ACKs up to ``v_acks``; True when the sender sees none."""
     fresh = v_acks - max(fi[b, f, I_ACKS_DRAWN], fi[b, f, I_SEEN_ACKS])
     if fresh <= 0:
-        return True  # only ACKs already lost: nothing new reaches the sender
+        redraw = fx[b, f, X_ACK_REDRAW]
+        if redraw <= 0 or t < redraw:
+            return True  # only ACKs already lost: nothing new reaches the sender
+        fx[b, f, X_ACK_REDRAW] = 0.0
+        fresh = 1  # the timeout's duplicate ACK, carrying the receiver's latest state
     fi[b, f, I_ACKS_DRAWN] = v_acks
     kept = _ack_survivors(fresh, p[P_ACK_LOSS], rng, b)
     fx[b, f, X_ACK_LOST] = 1.0 - kept / fresh
     if kept > 0:
         return False
-    if int(fc[f, FC_CCA]) == CCA_XCP:
+    if _sums_feedback(int(fc[f, FC_CCA])):
         tf = t - int(fc[f, FC_D_SRV_UP_MS])
         if tf >= 0:
             fx[b, f, X_XCP_SEEN] = fbr[b, f, tf & (fbr.shape[2] - 1), FB_XCP]

@@ -41,6 +41,9 @@ CCA_AGENT = 4
 CCA_XCP = 5
 CCA_RCP = 6
 CCA_XCPR = 7
+#: Queueing delay the by-time rings cover besides the path's when a flow runs XCP-r (its receiver
+#: reads the router's feedback by time, ``xcpr_receiver.py``; ``FastSimParams.ring_len``), ms.
+XCPR_QUEUE_MS = 1024
 #: Sender model name (``senders/<name>.py``) -> code.
 SENDER_MODEL_CODES: dict[str, int] = {
     "newreno": CCA_NEWRENO,

@@ -29,6 +29,7 @@ from envs.fastsim.codes import (
     SCHEDULER_CODES,
     TRAFFIC_CODES,
     UPLINK_CODES,
+    XCPR_QUEUE_MS,
     cca_code,
 )
 from envs.fastsim.lte import (
@@ -121,9 +122,6 @@ P_HARQ_BLER_RETX = 59  # failure probability of a retransmission (soft combining
 P_NR_NLOS_LOSS_DB = 60  # array gain lost without a line of sight, dB
 P_TRACE = 61  # 1: the cell's capacity per slot is a trace (``trace_capacity``), 0: the channel's
 P_ROUTER = 62  # the explicit-feedback router's (XCP, RCP) values from here: ``router_params.RP_*``
-#: Queueing delay the by-time rings cover besides the path's when a flow runs XCP-r (its
-#: receiver reads the router's feedback by time, ``xcpr_receiver.py``), ms.
-XCPR_QUEUE_MS = 1024
 P_ACK_LOSS = P_ROUTER + RP_LEN  # ACK loss probability on the reverse path (``ack_loss.py``)
 P_LEN = P_ACK_LOSS + 1
 
@@ -441,8 +439,7 @@ class FastSimParams:
             air_dl, air_ul, ul_period = self.delays_ms
             ul_wait = ul_period + self.ul_grant_ms
             longest = max(longest, d + air_dl + air_ul + ul_wait + 2)
-        if any(f.cca == "xcpr" for f in self.spec.flows):
-            longest += XCPR_QUEUE_MS  # XCP-r's receiver reads back over the queueing delay
+        longest += XCPR_QUEUE_MS if any(f.cca == "xcpr" for f in self.spec.flows) else 0
         return 1 << int(math.ceil(math.log2(longest + 2)))
 
     @cached_property

@@ -162,7 +162,8 @@ X_XR_RSEEN = 80  # XCP-r receiver: the router's feedback sum (``FB_XCP``) alread
 X_XR_RTIME = 81  # XCP-r receiver: router time of the latest segment counted, ms (0: none)
 X_XR_EPOCH = 82  # XCP-r sender: its window resets so far (the header's congestion flag)
 X_ACK_LOST = 83  # share of the latest ACK bunch lost on the reverse path (0 without loss)
-X_LEN = 84
+X_ACK_REDRAW = 84  # ACK loss: when a timeout's retransmission elicits an ACK again, ms (0: none)
+X_LEN = 85
 BBR_FILTER = 10  # rounds in BBR's max-bandwidth filter
 BBR_SEND_RING = 1024  # ms of send-time records (``bw`` after the filter: 4 values per ms)
 

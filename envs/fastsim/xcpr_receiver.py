@@ -19,7 +19,7 @@ one segment at least. The ACKs of the tick carry the window after the tick (the 
 segment it waits for more.
 
 The by-time rings must reach back over the queueing delay: ``FastSimParams.ring_len`` adds
-``params.XCPR_QUEUE_MS`` when a flow runs XCP-r; a segment older than the ring (a longer queue)
+``codes.XCPR_QUEUE_MS`` when a flow runs XCP-r; a segment older than the ring (a longer queue)
 reads the oldest slot left, which already holds some later segments' feedback.
 """
 
@@ -29,8 +29,8 @@ import math
 
 from numba import njit
 
-from envs.fastsim.codes import CCA_XCPR
 from envs.fastsim.params import FC_CCA, FC_D_DOWN_MS, P_SEG_BYTES
+from envs.fastsim.senders.dispatch import _receiver_window
 from envs.fastsim.state import (
     FB_H_CWND,
     FB_H_EPOCH,
@@ -45,15 +45,17 @@ from envs.fastsim.state import (
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _xcpr_rule(cwnd, epoch, fb_sum, seen, h_cwnd, h_epoch, seg):
+def _xcpr_rule(cwnd, epoch, fb_sum, fb_before, seen, h_cwnd, h_epoch, seg):
     """One receiver update: ``(cwnd', epoch, seen)`` after a segment.
 
-    ``fb_sum``: the router's feedback so far up to the segment; ``seen``: the part already in
-    cwnd'; ``h_cwnd``, ``h_epoch``: the segment's header (window, reset count + 1). A new reset
-    count resynchronises cwnd' to the header's window; otherwise cwnd' adds the new feedback.
+    ``fb_sum``: the router's feedback so far up to the segment; ``fb_before``: before the
+    segment's router tick; ``seen``: the part already in cwnd'; ``h_cwnd``, ``h_epoch``: the
+    segment's header (window, reset count + 1). A new reset count resynchronises cwnd' to the
+    header's window plus the feedback of the segment's tick; otherwise cwnd' adds the new
+    feedback.
     """
     if h_epoch != epoch:
-        cwnd = h_cwnd
+        cwnd = h_cwnd + (fb_sum - fb_before)
         epoch = h_epoch
     else:
         cwnd = cwnd + (fb_sum - seen)
@@ -66,7 +68,7 @@ def _xcpr_receivers(b, t, p, fc, fi, fx, fbr):
     ring = fbr.shape[2]
     seg = p[P_SEG_BYTES]
     for f in range(fi.shape[1]):
-        if int(fc[f, FC_CCA]) != CCA_XCPR:
+        if not _receiver_window(int(fc[f, FC_CCA])):
             continue
         send = fi[b, f, I_XR_LAST_SEND]
         if send <= 0:
@@ -81,7 +83,8 @@ def _xcpr_receivers(b, t, p, fc, fi, fx, fbr):
         hs = max(send, t - ring + 2)
         cwnd, epoch, seen = _xcpr_rule(
             fx[b, f, X_XR_RCWND], float(fi[b, f, I_XR_REPOCH]), fbr[b, f, tr & (ring - 1), FB_XCP],
-            fx[b, f, X_XR_RSEEN], fbr[b, f, hs & (ring - 1), FB_H_CWND],
+            fbr[b, f, (tr - 1) & (ring - 1), FB_XCP], fx[b, f, X_XR_RSEEN],
+            fbr[b, f, hs & (ring - 1), FB_H_CWND],
             fbr[b, f, hs & (ring - 1), FB_H_EPOCH], seg,
         )  # fmt: skip
         fx[b, f, X_XR_RCWND] = cwnd

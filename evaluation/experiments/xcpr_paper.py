@@ -68,7 +68,14 @@ CONFIGS: tuple[tuple[int, str, float, str], ...] = (
 STALL_SHARE = 0.1
 
 
-def paper_spec(n_flows: int, cca: str, ack_loss: float, sim_time_s: float = SIM_TIME_S):
+#: Drop-tail buffers of the bottleneck, packets: the paper's 1,000 slots, and 300, standing in for
+#: its RED queue, which drops well before the slots are full.
+BUFFERS: tuple[int, ...] = (1000, 300)
+
+
+def paper_spec(
+    n_flows: int, cca: str, ack_loss: float, sim_time_s: float = SIM_TIME_S, buffer: int = 1000
+) -> ScenarioSpec:
     """The scenario of one configuration (module docstring)."""
     return ScenarioSpec(
         name=f"xcpr_paper_{cca}_{n_flows}_{ack_loss:g}",
@@ -88,7 +95,7 @@ def paper_spec(n_flows: int, cca: str, ack_loss: float, sim_time_s: float = SIM_
         rlc_buffer_pkts=4000,
         server_delay_ms=47.0,
         bottleneck_mbps=BOTTLENECK_MBPS,
-        bottleneck_buffer_pkts=1000,
+        bottleneck_buffer_pkts=buffer,
         ack_loss=ack_loss,
         udp_sources=UDP_SOURCES,
         udp_rate_mbps=UDP_RATE_MBPS,
@@ -167,8 +174,8 @@ def summary(series: dict[str, np.ndarray]) -> dict[str, Any]:
     return out
 
 
-def _key(n: int, cca: str, loss: float) -> str:
-    return f"{cca}_{n}flow{'s' if n > 1 else ''}_loss{int(round(loss * 100))}"
+def _key(n: int, cca: str, loss: float, buffer: int) -> str:
+    return f"{cca}_{n}flow{'s' if n > 1 else ''}_loss{int(round(loss * 100))}_buf{buffer}"
 
 
 def _figure(path: Path, series: dict[str, np.ndarray], title: str) -> None:
@@ -207,21 +214,32 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
     prov = record(COMMAND, argv, inputs.XCPR_PAPER, REPO_ROOT)
     t0 = time.time()
     runs: dict[str, Any] = {}
-    for n, cca, loss, fig in CONFIGS:
-        key = _key(n, cca, loss)
-        spec = paper_spec(n, cca, loss, args.sim_time_s)
-        per_seed = []
-        for seed in range(1, args.seeds + 1):
-            series = run(spec, seed)
-            per_seed.append(summary(series))
-            if seed == 1:
-                title = f"{cca.upper()}, {n} flow{'s' if n > 1 else ''}, {loss:.0%} ACK loss"
-                _figure(out / f"{key}.png", series, f"{title} (paper: {fig}), seed 1")
-        runs[key] = {"flows": n, "cca": cca, "ack_loss": loss, "paper": fig, "seeds": per_seed}
+    for buffer in BUFFERS:
+        for n, cca, loss, fig in CONFIGS:
+            key = _key(n, cca, loss, buffer)
+            spec = paper_spec(n, cca, loss, args.sim_time_s, buffer)
+            per_seed = []
+            for seed in range(1, args.seeds + 1):
+                series = run(spec, seed)
+                per_seed.append(summary(series))
+                if seed == 1:
+                    title = (
+                        f"{cca.upper()}, {n} flow{'s' if n > 1 else ''}, {loss:.0%} ACK loss, "
+                        f"{buffer}-packet buffer"
+                    )
+                    _figure(out / f"{key}.png", series, f"{title} (paper: {fig}), seed 1")
+            runs[key] = {
+                "flows": n,
+                "cca": cca,
+                "ack_loss": loss,
+                "buffer_pkts": buffer,
+                "paper": fig,
+                "seeds": per_seed,
+            }
     numbers = {
         "setup": {
             "bottleneck_mbps": BOTTLENECK_MBPS,
-            "buffer_pkts": 1000,
+            "buffer_pkts": list(BUFFERS),
             "udp": {
                 "sources": UDP_SOURCES,
                 "rate_mbps": UDP_RATE_MBPS,
@@ -260,29 +278,63 @@ def render(numbers: dict[str, Any]) -> str:
     """report.md from numbers.json (the table, the figures and the comparison with the paper)."""
     runs = numbers["runs"]
     setup = numbers["setup"]
-    rows = []
-    for n, cca, loss, fig in CONFIGS:
-        k = _key(n, cca, loss)
-        jain = f"{_mean(runs, k, 'jain_mean'):.3f}" if n > 1 else "-"
-        rows.append(
-            f"| {cca.upper()} | {n} | {loss:.0%} | {fig} | {_mean(runs, k, 'utilisation'):.3f} | "
-            f"{_mean(runs, k, 'utilisation_halved'):.3f} | "
-            f"{_mean(runs, k, 'stall_s_per_flow'):.1f} / {_worst(runs, k, 'stall_s_per_flow'):.1f}"
-            f" | {_mean(runs, k, 'timeout_s_per_flow'):.1f} | {jain} | "
-            f"{_mean(runs, k, 'drops'):.0f} |"
+    tables = {}
+    figs = {}
+    for buffer in BUFFERS:
+        rows = [HEADER]
+        for n, cca, loss, fig in CONFIGS:
+            k = _key(n, cca, loss, buffer)
+            jain = f"{_mean(runs, k, 'jain_mean'):.3f}" if n > 1 else "-"
+            mean, worst = _mean(runs, k, "stall_s_per_flow"), _worst(runs, k, "stall_s_per_flow")
+            stall = f"{mean:.1f} / {worst:.1f}"
+            rows.append(
+                f"| {cca.upper()} | {n} | {loss:.0%} | {fig} | {_mean(runs, k, 'utilisation'):.3f}"
+                f" | {_mean(runs, k, 'utilisation_halved'):.3f} | {stall}"
+                f" | {_mean(runs, k, 'timeout_s_per_flow'):.1f} | {jain} | "
+                f"{_mean(runs, k, 'drops'):.0f} |"
+            )
+        tables[buffer] = "\n".join(rows)
+        figs[buffer] = "\n".join(
+            f"![{cca} {n} {loss:.0%} {buffer}]({_key(n, cca, loss, buffer)}.png)"
+            for n, cca, loss, _ in CONFIGS
         )
-    figs = "\n".join(
-        f"![{cca} {n} {loss:.0%}]({_key(n, cca, loss)}.png)" for n, cca, loss, _ in CONFIGS
-    )
     return REPORT.format(
         seeds=setup["seeds"],
         sim=setup["sim_time_s"],
         wall=numbers["meta"]["wall_s"],
-        table="\n".join(rows),
-        figs=figs,
+        table1000=tables[1000],
+        table300=tables[300],
+        figs1000=figs[1000],
+        figs300=figs[300],
         prov=markdown_line(numbers["provenance"]),
-        header=HEADER,
+        findings=_findings(runs),
     )
+
+
+def _findings(runs: dict[str, Any]) -> str:
+    """One line per buffer and flow count: timeouts and utilisation, XCP beside XCP-r."""
+    lines = []
+    for buffer in BUFFERS:
+        for n in (1, 3):
+
+            def f(cca, loss, field, worst=False, n=n, buffer=buffer):
+                k = _key(n, cca, loss, buffer)
+                return _worst(runs, k, field) if worst else _mean(runs, k, field)
+
+            lines.append(
+                f"- {buffer}-packet buffer, {n} flow{'s' if n > 1 else ''}: with 30 % ACK loss XCP "
+                f"spent {f('xcp', 0.3, 'timeout_s_per_flow'):.1f} s per flow in recovery after "
+                f"timeouts (worst flow stalled {f('xcp', 0.3, 'stall_s_per_flow', True):.1f} s) "
+                f"and used {f('xcp', 0.3, 'utilisation_halved'):.2f} of the halved capacity; "
+                f"XCP-r {f('xcpr', 0.3, 'timeout_s_per_flow'):.1f} s (worst stall "
+                f"{f('xcpr', 0.3, 'stall_s_per_flow', True):.1f} s), "
+                f"{f('xcpr', 0.3, 'utilisation_halved'):.2f}. Without loss: XCP "
+                f"{f('xcp', 0.0, 'timeout_s_per_flow'):.1f} s, "
+                f"{f('xcp', 0.0, 'utilisation_halved'):.2f}; XCP-r "
+                f"{f('xcpr', 0.0, 'timeout_s_per_flow'):.1f} s, "
+                f"{f('xcpr', 0.0, 'utilisation_halved'):.2f}."
+            )
+    return "\n".join(lines)
 
 
 HEADER = (
@@ -311,25 +363,56 @@ capacity (mean over flows and seeds / worst flow). Timeout: seconds a flow spend
 after a retransmission timeout (mean per flow). Jain: fairness over 1 s windows from 2 s (mean).
 Drops: packets the bottleneck's buffer dropped (flows' and UDP's).
 
-{header}
-{table}
+### The paper's 1,000-packet buffer (drop-tail)
 
-{figs}
+{table1000}
+
+### A 300-packet buffer (standing in for the paper's RED, which drops before the slots are full)
+
+{table300}
+
+### Figures (seed 1): the 300-packet buffer, then the 1,000-packet one
+
+{figs300}
+
+{figs1000}
 
 ## The paper's findings beside ours
 
+Means over the seeds:
+
+{findings}
+
+
+The paper's findings, and where ours agree:
+
 - **XCP without ACK loss (Figs. 3, 4)**: the paper's XCP follows the bandwidth variations; at the
-  halving (5 s) a burst of drops causes a timeout that is quickly recovered. Here XCP follows the
-  capacity too (the table's first rows); whether the halving overflows the buffer depends on how
-  fast the router's negative feedback arrives: the 1,000-packet buffer holds about 60 ms of the
-  200 Mbit/s link, less than the RTT it takes XCP to react, so the queue peaks near the buffer.
-- **XCP with 30 % ACK loss (Figs. 5, 6)**: the paper's XCP stalls after the halving: the timeout's
-  one-segment window needs the one ACK carrying the large feedback, and when it is lost the sender
-  waits for the next retransmission timeout; with three flows one flow stays inactive for about
-  4 s. Compare the stalled and timeout columns of XCP with and without loss.
-- **XCP-r (Sec. IV-A, Figs. 9, 10)**: without loss XCP-r behaves as XCP; with 30 % ACK loss the
-  paper's XCP-r has a much shorter inactivity after the timeout and keeps the three flows fair,
-  because any later ACK carries the whole window. Compare XCP-r's rows with XCP's.
+  halving (5 s) a burst of drops causes a timeout that is quickly recovered. Ours follows the
+  capacity too. With the 1,000-packet drop-tail buffer the halving never causes a timeout: the
+  queue peaks near the buffer (about 60 ms of the link, less than the RTT XCP needs to react) and
+  the drops are repaired by fast recovery. With the 300-packet buffer the single flow times out,
+  as the paper's does, and recovers more slowly than the paper's (the fast model's timer backs
+  off), while three flows (smaller windows each) do not time out at all.
+- **XCP with 30 % ACK loss (Figs. 5, 6)**: the paper's XCP stalls after the halving: after the
+  timeout the one-segment window needs the one ACK that carries the large feedback, and when it is
+  lost the sender waits for the next retransmission timeout; with three flows one flow stays
+  inactive for about 4 s. Ours agrees for one flow with the 300-packet buffer: the time in
+  recovery after timeouts more than doubles and the utilisation of the halved capacity drops
+  (the lines above). Three flows do not time out here, so the three-flow stall of Fig. 6 does not
+  appear.
+- **XCP-r (Sec. IV-A, Figs. 9, 10)**: without loss the paper's XCP-r behaves as XCP, and so does
+  ours (the rows agree within the seeds' spread). With 30 % ACK loss the paper's XCP-r has a much
+  shorter inactivity after the timeout. **Ours does not reproduce this**: with one flow and the
+  300-packet buffer XCP-r spends about as long (on average over the seeds, longer) in recovery
+  after timeouts as XCP. In the fast model the stall is dominated by the ACKs of the one-segment
+  window: each lost one costs a retransmission timeout, backed off, and XCP-r cannot help there
+  (it needs a surviving ACK as much as XCP does). The feedback itself is not what XCP misses
+  here: the fast model's XCP sender reads the router's feedback sum when a surviving ACK passes
+  the router, so the first surviving ACK after a timeout brings every increment given since the
+  previous surviving one, except the lost ACKs' share. XCP-r also ignores the ACKs of segments
+  sent before the timeout (they carry the old reset count) and its window starts from the
+  segment that resynchronises it, one round trip later. The figures of seed 1 show single runs
+  where XCP-r recovers faster and others where it does not.
 
 ## Differences from the paper
 

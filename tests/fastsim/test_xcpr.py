@@ -74,19 +74,20 @@ def _flow():
 
 
 def test_receiver_sums_the_feedback_and_resynchronises_on_a_new_reset_count():
-    # (feedback so far at the router, header window, header reset count + 1) per segment.
+    # Per segment: the router's feedback so far up to it, before its router tick, the header's
+    # window and reset count + 1.
     segments = [
-        (0.0, 14480.0, 1.0),  # first segment: count 1 is new -> cwnd' = H_cwnd = 14480
-        (2000.0, 14480.0, 1.0),  # +2000 -> 16480
-        (1500.0, 16480.0, 1.0),  # -500 -> 15980
-        (1700.0, 1448.0, 2.0),  # the sender reset (count 2): cwnd' = 1448, seen = 1700
-        (30000.0, 1448.0, 2.0),  # +28300 -> 29748
-        (-100000.0, 29748.0, 2.0),  # -130000: floored at one segment -> 1448
+        (0.0, 0.0, 14480.0, 1.0),  # first segment: count 1 is new -> cwnd' = 14480 + 0
+        (2000.0, 1000.0, 14480.0, 1.0),  # + (2000 - 0) -> 16480
+        (1500.0, 2000.0, 16480.0, 1.0),  # + (1500 - 2000) -> 15980
+        (1700.0, 1500.0, 1448.0, 2.0),  # the sender reset (count 2): 1448 + (1700 - 1500) = 1648
+        (30000.0, 1700.0, 1448.0, 2.0),  # + 28300 -> 29948
+        (-100000.0, 30000.0, 29948.0, 2.0),  # -130000: floored at one segment -> 1448
     ]
-    expected = [14480.0, 16480.0, 15980.0, 1448.0, 29748.0, 1448.0]
+    expected = [14480.0, 16480.0, 15980.0, 1648.0, 29948.0, 1448.0]
     cwnd, epoch, seen = 0.0, 0.0, 0.0
-    for (fb, h_cwnd, h_epoch), want in zip(segments, expected, strict=True):
-        cwnd, epoch, seen = _xcpr_rule(cwnd, epoch, fb, seen, h_cwnd, h_epoch, SEG)
+    for (fb, before, h_cwnd, h_epoch), want in zip(segments, expected, strict=True):
+        cwnd, epoch, seen = _xcpr_rule(cwnd, epoch, fb, before, seen, h_cwnd, h_epoch, SEG)
         assert cwnd == pytest.approx(want)
         assert seen == fb
         assert epoch == h_epoch

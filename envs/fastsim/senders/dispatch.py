@@ -49,7 +49,7 @@ from envs.fastsim.senders.rcp import _rcp_feedback, _rcp_start, _rcp_window
 from envs.fastsim.senders.xcp import _xcp_feedback, _xcp_header
 from envs.fastsim.senders.xcpr import _xcpr_header, _xcpr_reset, _xcpr_window
 from envs.fastsim.senders.xrc import _xrc_increase, _xrc_on_loss, _xrc_pkts_acked
-from envs.fastsim.state import I_CSTATE, X_CMD_CWND, X_CWND, X_SRTT, X_SSTHRESH
+from envs.fastsim.state import I_CSTATE, X_ACK_REDRAW, X_CMD_CWND, X_CWND, X_SRTT, X_SSTHRESH
 
 # -- properties of a model ------------------------------------------------------------------
 
@@ -66,6 +66,18 @@ def _payload_share(cca, p, seg):
     if cca == CCA_XCP or cca == CCA_RCP or cca == CCA_XCPR:
         return (seg - p[P_ROUTER + RP_HDR_BYTES]) / seg
     return 1.0
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _sums_feedback(cca):
+    """The sender sums the router's feedback off its ACKs (XCP): a lost ACK loses its share."""
+    return cca == CCA_XCP
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _receiver_window(cca):
+    """The receiver sums the feedback and its ACKs carry the window (XCP-r)."""
+    return cca == CCA_XCPR
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -195,6 +207,8 @@ def _on_rto(fx, fi, b, f, cca, t):
     if cca == CCA_CUBIC:
         _cubic_on_rto(fx, fi, b, f, float(t))
     _on_loss_state(fx, fi, b, f, cca, t)
+    # ACK loss (``ack_loss.py``): the timeout's retransmission makes the receiver ACK again.
+    fx[b, f, X_ACK_REDRAW] = t + max(fx[b, f, X_SRTT], 1.0)
 
 
 # -- window growth ----------------------------------------------------------------------------
