@@ -42,17 +42,7 @@ from envs.fastsim.lte import (
 )
 from envs.fastsim.router_params import RP_LEN, RouterKnobs, check_router, router_scalars
 from envs.fastsim.tables_nr import H_UT_M, SCENARIO_TABLE
-
-
-def wired_scalars(p: np.ndarray, wired_mbps: float) -> None:
-    """A wired cell: the link's bytes per ms, no HARQ, no RLC/MAC headers, ACKs every ms."""
-    p[P_WIRED_BPMS] = wired_mbps * 1e6 / 8.0 / 1000.0 if wired_mbps > 0 else WIRED_UNLIMITED_BPMS
-    p[P_HARQ_BLER] = 0.0
-    p[P_HARQ_BLER_RETX] = 0.0
-    p[P_TB_OVERHEAD_BYTES] = 0.0
-    p[P_SDU_OVERHEAD_BYTES] = 0.0
-    p[P_UPLINK] = UPLINK_CODES["periodic"]
-
+from envs.fastsim.wired_params import wired_scalars
 
 #: MAC schedulers (``FastSimParams.scheduler``; codes in ``codes.SCHEDULER_CODES``).
 SCHEDULERS: tuple[str, ...] = tuple(SCHEDULER_CODES)
@@ -132,10 +122,7 @@ P_HARQ_BLER_RETX = 59  # failure probability of a retransmission (soft combining
 P_NR_NLOS_LOSS_DB = 60  # array gain lost without a line of sight, dB
 P_TRACE = 61  # 1: the cell's capacity per slot is a trace (``trace_capacity``), 0: the channel's
 P_ROUTER = 62  # the explicit-feedback router's (XCP, RCP) values from here: ``router_params.RP_*``
-P_WIRED_BPMS = P_ROUTER + RP_LEN  # wired cell: each UE's link, bytes per ms (0: a radio cell)
-P_LEN = P_WIRED_BPMS + 1
-#: A wired cell of unlimited rate serves this many bytes per ms (the whole RLC buffer).
-WIRED_UNLIMITED_BPMS = 1e15
+P_WIRED_BPMS, P_LEN = P_ROUTER + RP_LEN, P_ROUTER + RP_LEN + 1  # a wired cell's B/ms (wired_params)
 
 # -- columns of the flow settings matrix ------------------------------------------------------
 FC_UE = 0
@@ -381,20 +368,10 @@ class FastSimParams:
         return nr.num_prbs(c.bandwidth_mhz, c.numerology, c.frequency_ghz) if self.is_nr else c.rbs
 
     @property
-    def has_workload(self) -> bool:
-        """Some flows are slots of a Pareto flow stream (``traffic: pareto``)."""
-        return any(f.traffic == "pareto" for f in self.spec.flows)
-
-    @property
-    def is_wired(self) -> bool:
-        """A wired last hop (``cell.type: wired``): the RLC queue served at the wire's rate."""
-        return self.spec.cell.type == "wired"
-
-    @property
     def delays_ms(self) -> tuple[int, int, int]:
         """``(air_dl_ms, air_ul_ms, ul_period_ms)`` of the cell type."""
-        if self.is_wired:
-            return 0, 0, 1  # no air interface: the fixed delays are the server links'
+        if self.spec.cell.type == "wired":
+            return 0, 0, 1  # no air interface (``wired``)
         if self.is_nr:
             return self.nr_air_dl_ms, self.nr_air_ul_ms, self.nr_ul_period_ms
         return self.air_dl_ms, int(self.air_ul_ms or 0), self.ul_period_ms
@@ -534,8 +511,7 @@ class FastSimParams:
         p[P_HARQ_MAX_TX] = self.harq_max_tx
         p[P_HARQ_BLER_RETX] = self.harq_bler_retx
         p[P_ROUTER : P_ROUTER + RP_LEN] = router_scalars(self.explicit, s)
-        if self.is_wired:
-            wired_scalars(p, s.cell.wired_mbps)
+        wired_scalars(p, s.cell)
         if self.is_nr:
             self._nr_scalars(p, n_prb)
         if self.trace_driven:

@@ -12,7 +12,7 @@ from envs.fastsim.driver import reset_batch, step_batch, step_batch_parallel
 from envs.fastsim.params import FastSimParams
 from envs.fastsim.state import CS_T_MS, CellState
 from envs.fastsim.trace_capacity import NO_TRACE, TraceCapacity
-from envs.fastsim.workload import ParetoWorkload
+from envs.fastsim.workload import ParetoWorkload, has_pareto
 
 #: From this many cells on, the batch is spread over threads (numba ``prange``), provided numba
 #: has at least ``PARALLEL_MIN_THREADS`` threads. On the 2-core development machine, shared with
@@ -62,7 +62,7 @@ class FastCellBatch:
         self._step_ttis = int(params.step_ttis)
         self._sim_ms = int(params.sim_ms)
         # Streams of finite flows on reused slots (``traffic: pareto``), driven between steps.
-        self.workload = ParetoWorkload(params, self.state) if params.has_workload else None
+        self.workload = ParetoWorkload(params, self.state) if has_pareto(params.spec) else None
 
     @property
     def t_ms(self) -> np.ndarray:

@@ -88,6 +88,11 @@ RECORD_DTYPE = np.dtype(
 )
 
 
+def has_pareto(spec) -> bool:
+    """Some flows are slots of a Pareto flow stream (``traffic: pareto``)."""
+    return any(f.traffic == "pareto" for f in spec.flows)
+
+
 @dataclass
 class _Stream:
     slots: np.ndarray  # flow indices

@@ -133,6 +133,14 @@ REPORTS: tuple[Report, ...] = (
         ("--backend", "both", "--out", "docs/zeus", "--jobs", "2"),
         optional=True,
     ),
+    Report(
+        "docs/xcp-rcp-fct",
+        "docs/xcp-rcp-fct/numbers.json",
+        "evaluation.experiments.fct_paper",
+        inputs.FCT_PAPER,
+        ("--out", "docs/xcp-rcp-fct", "--jobs", "3"),
+        optional=True,
+    ),
 )
 
 
