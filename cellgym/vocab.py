@@ -82,7 +82,9 @@ CCAS: tuple[str, ...] = (*NATIVE_CCAS, AGENT_CCA)
 TRAFFIC_TYPES: tuple[str, ...] = ("bulk", "video", "short", "pareto")
 
 #: Cell types (``ScenarioSpec.cell.type``): ns-3's LTE module, or 5G NR (5G-LENA).
-CELL_TYPES: tuple[str, ...] = ("lte", "nr", "wired")
+#: The radio cells (the controllers' default ``cells``); ``wired`` is a dumbbell's last hop.
+RADIO_CELL_TYPES: tuple[str, ...] = ("lte", "nr")
+CELL_TYPES: tuple[str, ...] = (*RADIO_CELL_TYPES, "wired")
 #: Queue disciplines of the wired bottleneck (``ScenarioSpec.bottleneck_queue``).
 BOTTLENECK_QUEUES: tuple[str, ...] = ("droptail", "red")
 #: Congestion controls a ``pareto`` flow stream may use (``cellgym.workload``).
