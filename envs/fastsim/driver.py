@@ -226,7 +226,7 @@ def step_cell(
         # capacity after each slot.
         slot = t * spm
         _mac(b, t, slot, p, fc, fi, fx, ue, ui, rlc, lost, tbs, trc, cs, rng)
-        _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq)
+        _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng)
         _agent_slot(b, t, slot, p, fc, fi, ue, capr, tbs, trc)
         for s in range(1, spm):
             _mac(b, t, slot + s, p, fc, fi, fx, ue, ui, rlc, lost, tbs, trc, cs, rng)

@@ -42,6 +42,7 @@ from envs.fastsim.lte import (
 )
 from envs.fastsim.router_params import RP_LEN, RouterKnobs, check_router, router_scalars
 from envs.fastsim.tables_nr import H_UT_M, SCENARIO_TABLE
+from envs.fastsim.wired_params import wired_scalars
 
 #: MAC schedulers (``FastSimParams.scheduler``; codes in ``codes.SCHEDULER_CODES``).
 SCHEDULERS: tuple[str, ...] = tuple(SCHEDULER_CODES)
@@ -121,7 +122,7 @@ P_HARQ_BLER_RETX = 59  # failure probability of a retransmission (soft combining
 P_NR_NLOS_LOSS_DB = 60  # array gain lost without a line of sight, dB
 P_TRACE = 61  # 1: the cell's capacity per slot is a trace (``trace_capacity``), 0: the channel's
 P_ROUTER = 62  # the explicit-feedback router's (XCP, RCP) values from here: ``router_params.RP_*``
-P_LEN = P_ROUTER + RP_LEN
+P_WIRED_BPMS, P_LEN = P_ROUTER + RP_LEN, P_ROUTER + RP_LEN + 1  # a wired cell's B/ms (wired_params)
 
 # -- columns of the flow settings matrix ------------------------------------------------------
 FC_UE = 0
@@ -371,6 +372,8 @@ class FastSimParams:
     @property
     def delays_ms(self) -> tuple[int, int, int]:
         """``(air_dl_ms, air_ul_ms, ul_period_ms)`` of the cell type."""
+        if self.spec.cell.type == "wired":
+            return 0, 0, 1  # no air interface (``wired``)
         if self.is_nr:
             return self.nr_air_dl_ms, self.nr_air_ul_ms, self.nr_ul_period_ms
         return self.air_dl_ms, int(self.air_ul_ms or 0), self.ul_period_ms
@@ -510,6 +513,7 @@ class FastSimParams:
         p[P_HARQ_MAX_TX] = self.harq_max_tx
         p[P_HARQ_BLER_RETX] = self.harq_bler_retx
         p[P_ROUTER : P_ROUTER + RP_LEN] = router_scalars(self.explicit, s)
+        wired_scalars(p, s.cell)
         if self.is_nr:
             self._nr_scalars(p, n_prb)
         if self.trace_driven:

@@ -152,7 +152,10 @@ X_B_PRIOR_INFL = 76  # BBR: bytes in flight after the latest sends (the next ACK
 # Router-assisted congestion control (XCP, RCP; ``enb_agents/router.py``, ``senders/xcp.py``)
 X_RT_FB = 77  # router: the flow's XCP feedback so far (sum over its packets), payload bytes
 X_XCP_SEEN = 78  # sender: the part of it already applied to the window
-X_LEN = 79
+# A ``pareto`` slot's current flow (``workload``): set by the workload, completed by the receiver
+X_W_TARGET = 79  # the flow ends when the receiver's cumulative ACK reaches this segment (0: none)
+X_W_DONE_MS = 80  # when its last segment reached the receiver, ms (-1: not yet)
+X_LEN = 81
 BBR_FILTER = 10  # rounds in BBR's max-bandwidth filter
 BBR_SEND_RING = 1024  # ms of send-time records (``bw`` after the filter: 4 values per ms)
 

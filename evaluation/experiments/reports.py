@@ -141,6 +141,14 @@ REPORTS: tuple[Report, ...] = (
         ("--seeds", "2", "--jobs", "2", "--out", "docs/explicit-cell"),
         optional=True,
     ),
+    Report(
+        "docs/xcp-rcp-fct",
+        "docs/xcp-rcp-fct/numbers.json",
+        "evaluation.experiments.fct_paper",
+        inputs.FCT_PAPER,
+        ("--out", "docs/xcp-rcp-fct", "--jobs", "3"),
+        optional=True,
+    ),
 )
 
 
