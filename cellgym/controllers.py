@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from cellgym.vocab import BACKENDS, CELL_TYPES, NATIVE_CCAS, NS3_TCPS, SpecError
+from cellgym.vocab import BACKENDS, NATIVE_CCAS, NS3_TCPS, RADIO_CELL_TYPES, SpecError
 
 #: Kinds of controller.
 KINDS: tuple[str, ...] = ("native", "policy")
@@ -52,7 +52,7 @@ class Controller:
     backends: tuple[str, ...]
     summary: str
     code: dict[str, str] = field(default_factory=dict)
-    cells: tuple[str, ...] = CELL_TYPES
+    cells: tuple[str, ...] = RADIO_CELL_TYPES
     ns3_type: str = ""
     fast_model: str = ""
     entry_point: str = ""
@@ -235,7 +235,7 @@ def markdown_table() -> str:
         )
     rows.append(
         "| a trained checkpoint (run directory, `model.zip`, `<algo>:<path>`) | policy | "
-        f"ns3, fast | {', '.join(CELL_TYPES)} | a `train.py` run | `agents/`, loaded by "
+        f"ns3, fast | {', '.join(RADIO_CELL_TYPES)} | a `train.py` run | `agents/`, loaded by "
         "`evaluation/` |"
     )
     return "\n".join(rows)

@@ -59,6 +59,12 @@ from cellgym.vocab import (
     check_range,
     nr_frequency_range,
 )
+from cellgym.workload import (
+    cell_field_owner,
+    check_ns3_workload,
+    check_pareto_flow,
+    check_red,
+)
 
 __all__ = [
     "CellSpec",
@@ -113,6 +119,8 @@ class CellSpec:
             probability, re-drawn as the UE moves), or always ``los`` / ``nlos``.
         scheduler: NR only: ``pf`` (proportional fair) or ``rr`` (round robin), OFDMA.
         mcs_table: NR only: TS 38.214 MCS table, ``64qam`` or ``256qam``.
+        wired_mbps: Wired only (``type: wired``, a dumbbell's last hop: no radio, no HARQ, a fixed
+            delay): the link's rate in Mbit/s; 0 = unlimited.
     """
 
     type: str = "lte"
@@ -124,6 +132,7 @@ class CellSpec:
     los: str = "los"
     scheduler: str = "pf"
     mcs_table: str = "64qam"
+    wired_mbps: float = 0.0
 
     #: Fields that only one cell type reads (setting them for the other type is an error).
     LTE_FIELDS = ("rbs",)
@@ -136,6 +145,7 @@ class CellSpec:
         "scheduler",
         "mcs_table",
     )
+    WIRED_FIELDS = ("wired_mbps",)
 
     def __post_init__(self) -> None:
         """Validate every field."""
@@ -146,10 +156,14 @@ class CellSpec:
         check_field_types(self, where)
         check_choice(f"{where}.type", self.type, CELL_TYPES)
         defaults = CellSpec.__dataclass_fields__
-        foreign = self.NR_FIELDS if self.type == "lte" else self.LTE_FIELDS
+        foreign = {
+            "lte": self.NR_FIELDS + self.WIRED_FIELDS,
+            "nr": self.LTE_FIELDS + self.WIRED_FIELDS,
+            "wired": self.LTE_FIELDS + self.NR_FIELDS,
+        }[self.type]
         for name in foreign:
             if getattr(self, name) != defaults[name].default:
-                other = "LTE" if self.type == "nr" else "NR"
+                other = cell_field_owner(name, self)
                 raise SpecError(
                     f"{where}.{name}={getattr(self, name)!r} does not apply to an "
                     f"{self.type.upper()} cell: it is an {other} field"
@@ -183,16 +197,22 @@ class CellSpec:
                 f"(frequency_ghz={self.frequency_ghz:g}): choose one of {mus}"
             )
         check_range(f"{where}.bandwidth_mhz", self.bandwidth_mhz, *allowed)
+        check_range(f"{where}.wired_mbps", self.wired_mbps, 0.0, 100_000.0)
 
     @property
     def ns3_program(self) -> str:
         """The ns-3 scenario program (``ns3-scenarios/examples/``) that builds this cell type."""
+        if self.type not in NS3_PROGRAMS:
+            raise SpecError(
+                f"scenario.cell.type={self.type!r} does not run on the ns3 backend yet "
+                "(fast backend only: docs/xcp-rcp-fct/README.md)"
+            )
         return NS3_PROGRAMS[self.type]
 
     @property
     def slot_s(self) -> float:
         """The scheduling interval: LTE's 1 ms TTI, or the NR slot of the numerology."""
-        return 1e-3 if self.type == "lte" else 1e-3 / 2**self.numerology
+        return 1e-3 / 2**self.numerology if self.type == "nr" else 1e-3
 
     def ns3_args(self) -> list[str]:
         """This section's arguments of the scenario program."""
@@ -310,6 +330,13 @@ class FlowSpec:
         video_period_s: Period of a ``video`` flow, in seconds (0.001 to 1e6).
         ssthresh_segments: Initial slow-start threshold in segments (at most 1e6); 0 keeps
             ns-3's default.
+        pareto_shape: ``pareto`` traffic (a stream of finite flows, ``cellgym.workload``): shape
+            of the truncated Pareto flow sizes (1.01 to 10).
+        pareto_mean_pkts: ``pareto``: mean flow size in 1500-byte packets (1 to 1e6).
+        pareto_cutoff_pkts: ``pareto``: largest flow size in packets (above the mean, to 1e7).
+        pareto_iat_ms: ``pareto``: mean of the exponential inter-arrival times of the stream,
+            in ms (0.01 to 1e6). Flows with ``traffic: pareto`` and the same ue, cca, delay and
+            ``pareto_*`` values are the slots of one stream.
     """
 
     ue: int = 0
@@ -323,6 +350,10 @@ class FlowSpec:
     video_on_s: float = 2.0
     video_period_s: float = 10.0
     ssthresh_segments: int = 0
+    pareto_shape: float = 1.2
+    pareto_mean_pkts: float = 25.0
+    pareto_cutoff_pkts: float = 40_000.0
+    pareto_iat_ms: float = 3.33
 
     def __post_init__(self) -> None:
         """Validate every field."""
@@ -344,6 +375,7 @@ class FlowSpec:
         check_range(f"{where}.video_period_s", self.video_period_s, 0.001, MAX_TIME_S)
         check_range(f"{where}.video_on_s", self.video_on_s, 0.0, self.video_period_s)
         check_range(f"{where}.ssthresh_segments", self.ssthresh_segments, 0, 1_000_000)
+        check_pareto_flow(self, where)
 
     def to_token(self) -> str:
         """Render as one ``--flows`` item (see docs/scenario-contract.md)."""
@@ -398,7 +430,14 @@ class ScenarioSpec:
             at most ``MAX_RLC_PKTS_TOTAL`` (1e6).
         server_delay_ms: One-way delay between each server and the core, in ms.
         bottleneck_mbps: Rate of an optional wired bottleneck before the core; 0 = none.
-        bottleneck_buffer_pkts: Drop-tail buffer of that bottleneck, in packets.
+        bottleneck_buffer_pkts: Buffer of that bottleneck, in packets (RED's limit).
+        bottleneck_queue: The bottleneck's queue: ``droptail`` or ``red`` (fast backend; RED's
+            thresholds, maximum probability and EWMA weight below, ns-3 RedQueueDisc's defaults,
+            gentle).
+        red_min_th_pkts: RED's minimum threshold of the average queue, packets.
+        red_max_th_pkts: RED's maximum threshold, packets (above the minimum).
+        red_max_p: RED's drop probability at the maximum threshold (ns-3: 1 / LInterm).
+        red_weight: RED's EWMA weight of the average queue (ns-3: QW).
         bottleneck_trace: A Mahimahi trace that sets the bottleneck's rate instead (path or
             name under the traces folder; not with ``bottleneck_mbps``).
         buffer_bdp: Zeus buffer regime: the buffer in front of the capacity (the bottleneck's,
@@ -435,6 +474,11 @@ class ScenarioSpec:
     bottleneck_mbps: float = 0.0
     bottleneck_buffer_pkts: int = 100
     bottleneck_trace: str = ""
+    bottleneck_queue: str = "droptail"
+    red_min_th_pkts: float = 5.0
+    red_max_th_pkts: float = 15.0
+    red_max_p: float = 0.02
+    red_weight: float = 0.002
     buffer_bdp: float | None = None
     active_timeout_ms: float = 200.0
     xrc_window_ttis: int = 40
@@ -488,6 +532,7 @@ class ScenarioSpec:
         check_range("scenario.bottleneck_mbps", self.bottleneck_mbps, 0.0, 100_000.0)
         check_range("scenario.bottleneck_buffer_pkts", self.bottleneck_buffer_pkts, 1, 1_000_000)
         check_scenario_traces(self)
+        check_red(self)
         check_range("scenario.active_timeout_ms", self.active_timeout_ms, 1.0, 100_000.0)
         check_range("scenario.xrc_window_ttis", self.xrc_window_ttis, 1, 10_000)
         self.router.validate("scenario.router")
@@ -600,7 +645,8 @@ class ScenarioSpec:
         return dataclasses.replace(self, **changes)
 
     def check_ns3(self) -> None:
-        """Raise ``SpecError`` naming the flow's field if a flow's controller is fast-only."""
+        """Raise ``SpecError`` naming the field if a flow's controller or a part is fast-only."""
+        check_ns3_workload(self)
         for i, f in enumerate(self.flows):
             if f.cca in FAST_ONLY_CCAS:
                 raise SpecError(

@@ -80,12 +80,18 @@ AGENT_CCA = "agent"
 CCAS: tuple[str, ...] = (*NATIVE_CCAS, AGENT_CCA)
 
 #: Traffic of a flow: backlogged, ON/OFF video, or a finite transfer.
-TRAFFIC_TYPES: tuple[str, ...] = ("bulk", "video", "short")
+TRAFFIC_TYPES: tuple[str, ...] = ("bulk", "video", "short", "pareto")
 #: ``ScenarioSpec.udp_periods``: the ON/OFF UDP sources' periods (fixed, or exponential draws).
 UDP_PERIODS: tuple[str, ...] = ("fixed", "exponential")
 
 #: Cell types (``ScenarioSpec.cell.type``): ns-3's LTE module, or 5G NR (5G-LENA).
-CELL_TYPES: tuple[str, ...] = ("lte", "nr")
+#: The radio cells (the controllers' default ``cells``); ``wired`` is a dumbbell's last hop.
+RADIO_CELL_TYPES: tuple[str, ...] = ("lte", "nr")
+CELL_TYPES: tuple[str, ...] = (*RADIO_CELL_TYPES, "wired")
+#: Queue disciplines of the wired bottleneck (``ScenarioSpec.bottleneck_queue``).
+BOTTLENECK_QUEUES: tuple[str, ...] = ("droptail", "red")
+#: Congestion controls a ``pareto`` flow stream may use (``cellgym.workload``).
+PARETO_CCAS: tuple[str, ...] = ("newreno", "cubic", "xcp", "rcp")
 #: LTE bandwidths in resource blocks (5, 10, 15, 20 MHz).
 LTE_BANDWIDTHS_RBS: tuple[int, ...] = (25, 50, 75, 100)
 

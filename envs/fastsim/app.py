@@ -2,7 +2,8 @@
 
 ``bulk`` keeps the socket backlogged, ``video`` adds ``video_rate_mbps`` every 10 ms tick of its
 ON periods, ``short`` hands over ``size_bytes`` once (its completion time is taken at the
-receiver). The application keeps about two windows plus a chunk queued in the socket.
+receiver), ``pareto`` hands over each flow's size the workload gives its slot (``workload``).
+The application keeps about two windows plus a chunk queued in the socket.
 """
 
 from __future__ import annotations
@@ -11,7 +12,7 @@ import math
 
 from numba import njit
 
-from envs.fastsim.codes import TRAFFIC_BULK, TRAFFIC_SHORT, TRAFFIC_VIDEO
+from envs.fastsim.codes import TRAFFIC_BULK, TRAFFIC_PARETO, TRAFFIC_SHORT, TRAFFIC_VIDEO
 from envs.fastsim.params import (
     FC_TRAFFIC,
     FC_VIDEO_ON_MS,
@@ -40,7 +41,7 @@ def _application(b, f, t, p, fc, fi, fx, cwnd, start, seg):
             fx[b, f, X_O_SENT] += give * seg
         else:
             budget = fx[b, f, X_BUDGET]
-            if traffic == TRAFFIC_SHORT:
+            if traffic == TRAFFIC_SHORT or traffic == TRAFFIC_PARETO:
                 avail = int(math.ceil(budget / seg))
             else:
                 avail = int(budget // seg)

@@ -31,7 +31,9 @@ from numba import njit
 
 from cellgym.traces import MTU_BYTES, bottleneck_series
 from cellgym.vocab import SpecError
+from envs.fastsim import red
 from envs.fastsim.codes import BN_RATE, BN_TRACE
+from envs.fastsim.red import _red_arrival
 
 # -- the parameter vector ``bnp`` --------------------------------------------------------------
 BN_MODE = 0  # codes.BN_NONE, BN_RATE, BN_TRACE
@@ -44,7 +46,12 @@ BN_UDP_ON_MS = 6  # on period (mean, when exponential), ms
 BN_UDP_OFF_MS = 7  # off period (mean, when exponential), ms
 BN_UDP_EXP = 8  # 1: exponential periods, 0: fixed
 BN_UDP_START_MS = 9  # the sources start (on) here, ms
-BN_TRACE0 = 10  # trace: delivery opportunities of each ms from here
+BN_RED = 10  # 1: RED (``red.py``) decides before the buffer, 0: drop-tail only
+BN_RED_MIN = 11  # RED: minimum threshold of the average queue, packets
+BN_RED_MAX = 12  # RED: maximum threshold, packets
+BN_RED_MAXP = 13  # RED: drop probability at the maximum threshold
+BN_RED_W = 14  # RED: EWMA weight
+BN_TRACE0 = 15  # trace: delivery opportunities of each ms from here
 #: Bytes a full segment occupies on ns-3's point-to-point link: 1448 B payload, 32 B TCP header
 #: (with the timestamp option), 20 B IP header, 2 B PPP header.
 BN_WIRE_BYTES = MTU_BYTES + 2
@@ -57,7 +64,11 @@ BS_DROPS = 3  # packets dropped (buffer full), since reset
 BS_SENT = 4  # packets the link delivered, since reset
 BS_QDELAY_MS = 5  # queueing + transmission delay of the latest packet delivered, ms
 BS_QMAX = 6  # most packets queued since the counters were last read (``FastCellBatch``)
-BS_COLS = 7
+BS_RED_AVG = 7  # RED: average queue, packets
+BS_RED_COUNT = 8  # RED: packets since the last early drop (or since the average passed min)
+BS_RED_IDLE_MS = 9  # RED: when the queue last went empty, ms
+BS_RED_DROPS = 10  # RED: early (probabilistic or above twice the maximum) drops, since reset
+BS_COLS = 11
 
 # -- queued packets (int64 [B, Q, BQ_LEN]) ------------------------------------------------------
 BQ_FLOW = 0
@@ -66,6 +77,14 @@ BQ_SEND = 2
 BQ_RETX = 3
 BQ_ARR = 4
 BQ_LEN = 5
+
+# ``red`` repeats these indices (it is imported here).
+assert (red._BN_TX_MS, red._BN_RED_MIN, red._BN_RED_MAX, red._BN_RED_MAXP, red._BN_RED_W) == (
+    BN_TX_MS, BN_RED_MIN, BN_RED_MAX, BN_RED_MAXP, BN_RED_W,
+)  # fmt: skip
+assert (red._BS_RED_AVG, red._BS_RED_COUNT, red._BS_RED_IDLE_MS) == (
+    BS_RED_AVG, BS_RED_COUNT, BS_RED_IDLE_MS,
+)  # fmt: skip
 
 
 def bottleneck_params(spec, rwnd_segs: int) -> tuple[np.ndarray, int]:
@@ -94,6 +113,12 @@ def bottleneck_params(spec, rwnd_segs: int) -> tuple[np.ndarray, int]:
     else:
         return np.zeros(BN_TRACE0), 1
     bnp[BN_BUF_PKTS] = spec.bottleneck_buffer_pkts
+    if spec.bottleneck_queue == "red":
+        bnp[BN_RED] = 1.0
+        bnp[BN_RED_MIN] = spec.red_min_th_pkts
+        bnp[BN_RED_MAX] = spec.red_max_th_pkts
+        bnp[BN_RED_MAXP] = spec.red_max_p
+        bnp[BN_RED_W] = spec.red_weight
     most = len(spec.flows) * (rwnd_segs + 1) + 1
     if spec.udp_sources > 0:  # cross traffic can fill the whole buffer
         bnp[BN_UDP_N] = spec.udp_sources
@@ -107,13 +132,17 @@ def bottleneck_params(spec, rwnd_segs: int) -> tuple[np.ndarray, int]:
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _bn_push(b, f, seq, send, retx, t, bnp, bqs, bq):
+def _bn_push(b, f, seq, send, retx, t, bnp, bqs, bq, rng):
     """A packet reaches the router at ``t``: join the queue; ``False`` when the buffer drops it."""
     q = bq.shape[1]
     n = int(bqs[b, BS_LEN])
     room = bnp[BN_BUF_PKTS] + (1.0 if bnp[BN_MODE] == BN_RATE else 0.0)
     if n >= room or n >= q:
         bqs[b, BS_DROPS] += 1.0
+        return False
+    if bnp[BN_RED] > 0 and _red_arrival(b, t, n, bnp, bqs, rng):
+        bqs[b, BS_DROPS] += 1.0
+        bqs[b, BS_RED_DROPS] += 1.0
         return False
     j = (int(bqs[b, BS_HEAD]) + n) % q
     bq[b, j, BQ_FLOW] = f
@@ -150,6 +179,8 @@ def _bn_sendable(b, t, bnp, bqs, bq, budget):
     bqs[b, BS_HEAD] = (h + 1) % q
     bqs[b, BS_LEN] -= 1.0
     bqs[b, BS_SENT] += 1.0
+    if bqs[b, BS_LEN] == 0:
+        bqs[b, BS_RED_IDLE_MS] = bqs[b, BS_FREE_MS] if bnp[BN_MODE] == BN_RATE else float(t)
     return budget
 
 

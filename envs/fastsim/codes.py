@@ -60,11 +60,13 @@ SENDER_MODEL_CODES: dict[str, int] = {
 TRAFFIC_BULK = 0
 TRAFFIC_VIDEO = 1
 TRAFFIC_SHORT = 2
+TRAFFIC_PARETO = 3  # a slot of a stream of finite flows (``workload``)
 #: ``FlowSpec.traffic`` -> code.
 TRAFFIC_CODES: dict[str, int] = {
     "bulk": TRAFFIC_BULK,
     "video": TRAFFIC_VIDEO,
     "short": TRAFFIC_SHORT,
+    "pareto": TRAFFIC_PARETO,
 }
 assert set(TRAFFIC_CODES) == set(TRAFFIC_TYPES)
 

@@ -231,7 +231,7 @@ def step_cell(
         _mac(b, t, slot, p, fc, fi, fx, ue, ui, rlc, lost, tbs, trc, cs, rng)
         if bnp[BN_UDP_N] > 0:
             _udp_tick(b, t, p, bnp, bqs, bq, rng)  # ON/OFF UDP cross traffic joins the bottleneck
-        _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq)
+        _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng)
         _agent_slot(b, t, slot, p, fc, fi, ue, capr, tbs, trc)
         for s in range(1, spm):
             _mac(b, t, slot + s, p, fc, fi, fx, ue, ui, rlc, lost, tbs, trc, cs, rng)

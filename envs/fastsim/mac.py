@@ -28,6 +28,7 @@ from envs.fastsim.params import (
     P_SCHEDULER,
     P_TRACE,
     P_USABLE_RBS,
+    P_WIRED_BPMS,
 )
 from envs.fastsim.rlc import _release, _serve
 from envs.fastsim.rng import _rand
@@ -49,6 +50,7 @@ from envs.fastsim.state import (
     UI_RLC_LEN,
 )
 from envs.fastsim.trace_capacity import _trace_tb
+from envs.fastsim.wired import _wired_mac
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -104,6 +106,9 @@ def _harq_new_tb(b, u, slot, rbs, p, ue, rng):
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _mac(b, t, slot, p, fc, fi, fx, ue, ui, rlc, lost, tbs, trc, cs, rng):
     """Schedule the slot's resource blocks and transmit the transport blocks."""
+    if p[P_WIRED_BPMS] > 0:  # a wired last hop (``wired``): no radio
+        _wired_mac(b, t, slot, p, fc, fi, fx, ue, ui, rlc, lost)
+        return
     nu = ue.shape[1]
     usable = int(p[P_USABLE_RBS])
     bler = p[P_HARQ_BLER]

@@ -43,6 +43,7 @@ from envs.fastsim.lte import (
 )
 from envs.fastsim.router_params import RP_LEN, RouterKnobs, check_router, router_scalars
 from envs.fastsim.tables_nr import H_UT_M, SCENARIO_TABLE
+from envs.fastsim.wired_params import wired_scalars
 
 #: MAC schedulers (``FastSimParams.scheduler``; codes in ``codes.SCHEDULER_CODES``).
 SCHEDULERS: tuple[str, ...] = tuple(SCHEDULER_CODES)
@@ -123,7 +124,8 @@ P_NR_NLOS_LOSS_DB = 60  # array gain lost without a line of sight, dB
 P_TRACE = 61  # 1: the cell's capacity per slot is a trace (``trace_capacity``), 0: the channel's
 P_ROUTER = 62  # the explicit-feedback router's (XCP, RCP) values from here: ``router_params.RP_*``
 P_ACK_LOSS = P_ROUTER + RP_LEN  # ACK loss probability on the reverse path (``ack_loss.py``)
-P_LEN = P_ACK_LOSS + 1
+P_WIRED_BPMS = P_ACK_LOSS + 1  # a wired cell's bytes per ms (``wired_params``)
+P_LEN = P_WIRED_BPMS + 1
 
 # -- columns of the flow settings matrix ------------------------------------------------------
 FC_UE = 0
@@ -373,6 +375,8 @@ class FastSimParams:
     @property
     def delays_ms(self) -> tuple[int, int, int]:
         """``(air_dl_ms, air_ul_ms, ul_period_ms)`` of the cell type."""
+        if self.spec.cell.type == "wired":
+            return 0, 0, 1  # no air interface (``wired``)
         if self.is_nr:
             return self.nr_air_dl_ms, self.nr_air_ul_ms, self.nr_ul_period_ms
         return self.air_dl_ms, int(self.air_ul_ms or 0), self.ul_period_ms
@@ -514,6 +518,7 @@ class FastSimParams:
         p[P_HARQ_BLER_RETX] = self.harq_bler_retx
         p[P_ROUTER : P_ROUTER + RP_LEN] = router_scalars(self.explicit, s)
         p[P_ACK_LOSS] = s.ack_loss
+        wired_scalars(p, s.cell)
         if self.is_nr:
             self._nr_scalars(p, n_prb)
         if self.trace_driven:

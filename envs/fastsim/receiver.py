@@ -65,6 +65,8 @@ from envs.fastsim.state import (
     V_XR_EPOCH,
     X_FCT_S,
     X_O_RX,
+    X_W_DONE_MS,
+    X_W_TARGET,
 )
 
 
@@ -136,6 +138,9 @@ def _receive(b, f, seq, send, retx, t, p, fc, fi, fx, lost):
             fi[b, f, I_DELACK_N] = 0
     if fc[f, FC_TRAFFIC] == TRAFFIC_SHORT and fx[b, f, X_FCT_S] < 0 and cum * seg >= size:
         fx[b, f, X_FCT_S] = (t + p[P_AIR_DL_MS] - fi[b, f, I_START_MS]) / 1000.0
+    elif fx[b, f, X_W_TARGET] > 0 and cum >= fx[b, f, X_W_TARGET]:  # a ``pareto`` flow's end
+        fx[b, f, X_W_DONE_MS] = t + p[P_AIR_DL_MS]
+        fx[b, f, X_W_TARGET] = 0.0
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)

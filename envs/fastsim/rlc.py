@@ -93,7 +93,7 @@ def _rlc_push(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _arrive(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost, wired, bnp, bqs, bq):
+def _arrive(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost, wired, bnp, bqs, bq, rng):
     """A segment reaches the eNB, or the wired bottleneck's buffer when ``wired``.
 
     Either is the bottleneck's router of the explicit-feedback controls: it counts the packet
@@ -102,7 +102,7 @@ def _arrive(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost, wired, bnp, b
     fi[b, f, I_RT_ARR] += 1
     if not wired:
         _rlc_push(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost)
-    elif not _bn_push(b, f, seq, send, retx, t, bnp, bqs, bq):
+    elif not _bn_push(b, f, seq, send, retx, t, bnp, bqs, bq, rng):
         _record_loss(b, f, seq, retx, fi, lost)
 
 
@@ -126,7 +126,7 @@ def _bottleneck_out(b, t, p, fc, fi, ue, ui, rlc, lost, bnp, bqs, bq):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq):
+def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng):
     """Segments reaching the eNB at ``t`` enter the RLC buffers, flows interleaved.
 
     With a wired bottleneck (``bottleneck``) they reach its buffer, and what its link sends in
@@ -146,7 +146,7 @@ def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq):
                 break
             _arrive(
                 b, u, f, rtx[b, f, h, 0], rtx[b, f, h, 2], True, t, p, ue, ui, rlc, fi, lost, wired,
-                bnp, bqs, bq,
+                bnp, bqs, bq, rng,
             )  # fmt: skip
             fi[b, f, I_RTX_HEAD] = (h + 1) & (k - 1)
             fi[b, f, I_RTX_LEN] -= 1
@@ -161,7 +161,7 @@ def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq):
                 u = int(fc[f, FC_UE])
                 _arrive(
                     b, u, f, a, dl[b, f, slot, 2], False, t, p, ue, ui, rlc, fi, lost, wired, bnp,
-                    bqs, bq,
+                    bqs, bq, rng,
                 )  # fmt: skip
         i += 1
     for f in range(nf):

@@ -12,6 +12,7 @@ from envs.fastsim.driver import reset_batch, step_batch, step_batch_parallel
 from envs.fastsim.params import FastSimParams
 from envs.fastsim.state import CS_T_MS, CellState
 from envs.fastsim.trace_capacity import NO_TRACE, TraceCapacity
+from envs.fastsim.workload import ParetoWorkload, has_pareto
 
 #: From this many cells on, the batch is spread over threads (numba ``prange``), provided numba
 #: has at least ``PARALLEL_MIN_THREADS`` threads. On the 2-core development machine, shared with
@@ -60,6 +61,8 @@ class FastCellBatch:
         self._cs = self.state.cs
         self._step_ttis = int(params.step_ttis)
         self._sim_ms = int(params.sim_ms)
+        # Streams of finite flows on reused slots (``traffic: pareto``), driven between steps.
+        self.workload = ParetoWorkload(params, self.state) if has_pareto(params.spec) else None
 
     @property
     def t_ms(self) -> np.ndarray:
@@ -92,6 +95,8 @@ class FastCellBatch:
             np.asarray(mask, dtype=np.bool_), seeds, self._p, self._fc, self._cqi, self._dist0,
             *self._arrays,
         )  # fmt: skip
+        if self.workload is not None:
+            self.workload.reset(seeds, np.asarray(mask, dtype=np.bool_))
 
     def step(self, actions: np.ndarray | None = None) -> None:
         """Advance every cell by one step; ``actions`` is ``[B, A, 2]`` (cwnd B, pacing Mbit/s)."""
@@ -104,7 +109,12 @@ class FastCellBatch:
             else:
                 self._act[:, self._agents, 0:2] = a
                 self._act[:, self._agents, 2] = 1.0
+        if self.workload is None:
+            self._step(self._step_ttis, *self._args)
+            return
+        self.workload.before_step(self.t_ms, self._step_ttis)
         self._step(self._step_ttis, *self._args)
+        self.workload.after_step()
 
     def set_distances(self, distances_m: np.ndarray) -> None:
         """Move the UEs now: ``[B, U]`` distances in metres (replaying a trace, e.g. ns-3's).

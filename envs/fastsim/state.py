@@ -163,7 +163,10 @@ X_XR_RTIME = 81  # XCP-r receiver: router time of the latest segment counted, ms
 X_XR_EPOCH = 82  # XCP-r sender: its window resets so far (the header's congestion flag)
 X_ACK_LOST = 83  # share of the latest ACK bunch lost on the reverse path (0 without loss)
 X_ACK_REDRAW = 84  # ACK loss: when a timeout's retransmission elicits an ACK again, ms (0: none)
-X_LEN = 85
+# A ``pareto`` slot's current flow (``workload``): set by the workload, completed by the receiver
+X_W_TARGET = 85  # the flow ends when the receiver's cumulative ACK reaches this segment (0: none)
+X_W_DONE_MS = 86  # when its last segment reached the receiver, ms (-1: not yet)
+X_LEN = 87
 BBR_FILTER = 10  # rounds in BBR's max-bandwidth filter
 BBR_SEND_RING = 1024  # ms of send-time records (``bw`` after the filter: 4 values per ms)
 

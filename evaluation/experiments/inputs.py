@@ -125,3 +125,14 @@ XCPR_PAPER: tuple[str, ...] = (
     "envs/fastsim/**/*",
     "evaluation/experiments/xcpr_paper.py",
 )
+
+#: The XCP/RCP evaluation paper's flow-completion study (``python -m
+#: evaluation.experiments.fct_paper``): also the fast model (the wired last hop, RED, the Pareto
+#: workload, XCP and RCP), the workload's sizes and curves, and its module. The report
+#: (``fct_report``) is not an input: ``--render`` rewrites it from ``numbers.json``.
+FCT_PAPER: tuple[str, ...] = (
+    *COMMON,
+    "envs/fastsim/**/*",
+    "cellgym/workload.py",
+    "evaluation/experiments/fct_paper.py",
+)

@@ -149,6 +149,14 @@ REPORTS: tuple[Report, ...] = (
         ("--out", "docs/xcp-r", "--seeds", "3"),
         optional=True,
     ),
+    Report(
+        "docs/xcp-rcp-fct",
+        "docs/xcp-rcp-fct/numbers.json",
+        "evaluation.experiments.fct_paper",
+        inputs.FCT_PAPER,
+        ("--out", "docs/xcp-rcp-fct", "--jobs", "3"),
+        optional=True,
+    ),
 )
 
 

@@ -55,7 +55,7 @@ def _run_link(bnp, bqs, bq, arrivals: dict[int, int], ticks: int) -> list[tuple[
     out, seq = [], 0
     for t in range(ticks):
         for _ in range(arrivals.get(t, 0)):
-            _bn_push(0, 0, seq, t, False, t, bnp, bqs, bq)
+            _bn_push(0, 0, seq, t, False, t, bnp, bqs, bq, np.zeros(1, np.uint64))
             seq += 1
         budget = _bn_opportunities(t, bnp)
         while bqs[0, BS_LEN] > 0:

@@ -1,0 +1,248 @@
+"""Pareto flow arrivals in the fast model: streams of finite flows on reused flow slots.
+
+A ``pareto`` flow of the scenario is a *slot*; the slots with the same ue, cca, delay and
+``pareto_*`` values form one stream (``cellgym.workload``). Per cell and stream, flows arrive with
+exponential inter-arrival times and truncated-Pareto sizes drawn from the cell's own generator
+(seeded from the cell's seed at reset: same seed, same arrivals). At each step boundary:
+
+- **before the step**: the arrivals up to the step's end join the stream's FIFO; each takes a
+  free slot and starts at its arrival time (the kernel holds it until then), or at the step's
+  start if it had to wait. A new flow on a slot is a fresh connection: the slot's congestion
+  control, RTT estimator and timers are put back to their values at reset (its handshake, initial
+  window, slow start or XCP/RCP start), its sequence numbers continue where the slot's previous
+  flow ended, and its application hands over the flow's size (whole 1448-byte segments, each an
+  MTU on the wire).
+- **after the step**: a flow is finished when the receiver's cumulative ACK covered its last
+  segment (``X_W_DONE_MS``, set by the receiver in the kernel, to the ms). Its record: size,
+  arrival, start (later than the arrival when it waited for a slot), end, and FCT = end -
+  arrival (the paper's "SYN sent" to "last packet received", a wait for a slot included). The
+  slot is free again once the sender has every ACK (nothing of the flow left in flight).
+
+An arrival that finds every slot of its stream busy waits in the FIFO; ``waited`` counts those.
+Slots freed within a step are taken at the next step boundary.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from cellgym.workload import ParetoSizes
+from envs.fastsim.codes import TRAFFIC_PARETO
+from envs.fastsim.params import FC_TRAFFIC, P_SEG_BYTES, FastSimParams
+from envs.fastsim.state import (
+    I_CSTATE,
+    I_DATA_MS,
+    I_DUPACK_CNT,
+    I_HANDED,
+    I_RTO_AT_MS,
+    I_RTO_HELD,
+    I_RTO_MS,
+    I_START_MS,
+    I_UNA,
+    X_B_CONSERVE,
+    X_B_FILLED,
+    X_BUDGET,
+    X_C_CNT,
+    X_CWND,
+    X_MIN_RTT,
+    X_PACING,
+    X_PRR_DELIV,
+    X_PRR_OUT,
+    X_PRR_RFS,
+    X_RTTVAR,
+    X_SRTT,
+    X_SSTHRESH,
+    X_TOKENS,
+    X_W_DONE_MS,
+    X_W_TARGET,
+    CellState,
+)
+
+#: A slot's start before a flow takes it: never (the kernel's clock stays below it).
+IDLE_START_MS = 1 << 60
+#: The real state a new flow puts back to its reset value: window, threshold, RTT estimator,
+#: pacing, and the controls' own state (CUBIC, XRC, BBR, PRR); the observation sums, the
+#: router's XCP feedback account and the ACK-stream counters carry on.
+FRESH_X = np.array(
+    [X_CWND, X_SSTHRESH, X_SRTT, X_RTTVAR, X_MIN_RTT, X_PACING, X_TOKENS]
+    + list(range(X_C_CNT, X_B_FILLED + 1))
+    + [X_B_CONSERVE, X_PRR_DELIV, X_PRR_OUT, X_PRR_RFS]
+)
+#: The integer state a new flow puts back: congestion state, RTO timer, duplicate ACK count.
+FRESH_I = np.array([I_CSTATE, I_RTO_MS, I_RTO_AT_MS, I_DUPACK_CNT, I_RTO_HELD])
+
+#: Fields of a finished flow's record (``ParetoWorkload.finished``).
+RECORD_DTYPE = np.dtype(
+    [
+        ("cell", np.int64),
+        ("stream", np.int64),
+        ("slot", np.int64),
+        ("size_pkts", np.int64),
+        ("arrival_ms", np.int64),
+        ("start_ms", np.int64),
+        ("done_ms", np.float64),
+        ("fct_s", np.float64),
+    ]
+)
+
+
+def has_pareto(spec) -> bool:
+    """Some flows are slots of a Pareto flow stream (``traffic: pareto``)."""
+    return any(f.traffic == "pareto" for f in spec.flows)
+
+
+@dataclass
+class _Stream:
+    slots: np.ndarray  # flow indices
+    sizes: ParetoSizes
+    iat_ms: float
+    first_ms: float  # the stream's first flow arrives after this
+
+
+class ParetoWorkload:
+    """The Pareto flow streams of a batch of cells (``FastCellBatch`` drives it).
+
+    Args:
+        params: The scenario's parameters (its ``pareto`` flows).
+        state: The batch's state arrays.
+    """
+
+    def __init__(self, params: FastSimParams, state: CellState) -> None:
+        spec = params.spec
+        fc = params.flow_config()
+        self.state = state
+        self.batch = state.fi.shape[0]
+        self.seg = float(params.scalars()[P_SEG_BYTES])
+        groups: dict[tuple, list[int]] = {}
+        for i, f in enumerate(spec.flows):
+            if fc[i, FC_TRAFFIC] == TRAFFIC_PARETO:
+                key = (
+                    f.ue, f.cca, f.delay_ms, f.pareto_shape, f.pareto_mean_pkts,
+                    f.pareto_cutoff_pkts, f.pareto_iat_ms,
+                )  # fmt: skip
+                groups.setdefault(key, []).append(i)
+        self.streams = [
+            _Stream(
+                np.array(idx, dtype=np.int64),
+                ParetoSizes(k[3], k[4], k[5]),
+                float(k[6]),
+                max(min(spec.flows[i].start_s for i in idx) * 1000.0, params.attach_ms),
+            )
+            for k, idx in groups.items()
+        ]
+        b, s = self.batch, len(self.streams)
+        self._rng: list[list[np.random.Generator]] = [[] for _ in range(b)]
+        self._next_ms = np.zeros((b, s))
+        self._pending: list[list[list[tuple[int, int]]]] = [
+            [[] for _ in range(s)] for _ in range(b)
+        ]
+        nf = state.fi.shape[1]
+        self._busy = np.zeros((b, nf), dtype=np.int8)  # 0 free, 1 running, 2 done (draining)
+        self._arrival = np.zeros((b, nf), dtype=np.int64)
+        self._start = np.zeros((b, nf), dtype=np.int64)
+        self._size = np.zeros((b, nf), dtype=np.int64)
+        self._fx0 = np.zeros((b, nf, FRESH_X.size))
+        self._fi0 = np.zeros((b, nf, FRESH_I.size), dtype=np.int64)
+        self._handshake = np.zeros((b, nf), dtype=np.int64)
+        self.records: list[list[tuple]] = [[] for _ in range(b)]
+        self.arrivals = np.zeros(b, dtype=np.int64)
+        self.waited = np.zeros(b, dtype=np.int64)
+
+    def reset(self, seeds: np.ndarray, mask: np.ndarray) -> None:
+        """After the kernel's reset: idle slots, fresh generators, the first arrivals."""
+        fi, fx = self.state.fi, self.state.fx
+        for b in np.flatnonzero(mask):
+            self._rng[b] = [
+                np.random.default_rng([int(seeds[b]) & 0xFFFFFFFF, 0x9A7E, k])
+                for k in range(len(self.streams))
+            ]
+            self.records[b] = []
+            self.arrivals[b] = 0
+            self.waited[b] = 0
+            self._busy[b] = 0
+            for k, st in enumerate(self.streams):
+                sl = st.slots
+                self._pending[b][k] = []
+                self._fx0[b, sl] = fx[b][np.ix_(sl, FRESH_X)]
+                self._fi0[b, sl] = fi[b][np.ix_(sl, FRESH_I)]
+                self._handshake[b, sl] = fi[b, sl, I_DATA_MS] - fi[b, sl, I_START_MS]
+                fi[b, sl, I_START_MS] = IDLE_START_MS
+                fi[b, sl, I_DATA_MS] = IDLE_START_MS
+                fx[b, sl, X_W_TARGET] = 0.0
+                fx[b, sl, X_W_DONE_MS] = -1.0
+                self._next_ms[b, k] = st.first_ms + self._rng[b][k].exponential(st.iat_ms)
+
+    def before_step(self, t0: np.ndarray, step_ms: int) -> None:
+        """Queue the arrivals until each cell's step end and start what finds a free slot."""
+        for b in range(self.batch):
+            end = float(t0[b] + step_ms)
+            for k, st in enumerate(self.streams):
+                rng = self._rng[b][k]
+                pend = self._pending[b][k]
+                while self._next_ms[b, k] < end:
+                    pend.append((int(self._next_ms[b, k]), int(st.sizes.sample(rng))))
+                    self._next_ms[b, k] += rng.exponential(st.iat_ms)
+                if not pend:
+                    continue
+                free = st.slots[self._busy[b, st.slots] == 0]
+                n = min(free.size, len(pend))
+                for j in range(n):
+                    arr, size = pend[j]
+                    self._start_flow(b, int(free[j]), arr, max(arr, int(t0[b])), size)
+                # Arrivals before this step's start that are still queued waited for a slot.
+                left = pend[n:]
+                self.waited[b] += sum(1 for a, _ in left if a < t0[b] + step_ms and a >= t0[b])
+                self._pending[b][k] = left
+
+    def _start_flow(self, b: int, f: int, arrival: int, start: int, size_pkts: int) -> None:
+        fi, fx = self.state.fi, self.state.fx
+        fx[b, f, FRESH_X] = self._fx0[b, f]
+        fi[b, f, FRESH_I] = self._fi0[b, f]
+        fx[b, f, X_BUDGET] = size_pkts * self.seg
+        fx[b, f, X_W_TARGET] = float(fi[b, f, I_HANDED] + size_pkts)
+        fx[b, f, X_W_DONE_MS] = -1.0
+        fi[b, f, I_START_MS] = start
+        fi[b, f, I_DATA_MS] = start + self._handshake[b, f]
+        self._busy[b, f] = 1
+        self._arrival[b, f] = arrival
+        self._start[b, f] = start
+        self._size[b, f] = size_pkts
+        self.arrivals[b] += 1
+
+    def after_step(self) -> None:
+        """Record the flows that finished; free the slots whose sender has every ACK."""
+        fi, fx = self.state.fi, self.state.fx
+        for b, f in zip(*np.nonzero(self._busy == 1), strict=True):
+            done = fx[b, f, X_W_DONE_MS]
+            if done >= 0:
+                k = self._stream_of(f)
+                fct = (done - self._arrival[b, f]) / 1000.0
+                self.records[b].append(
+                    (b, k, f, self._size[b, f], self._arrival[b, f], self._start[b, f], done, fct)
+                )
+                self._busy[b, f] = 2
+        drain = self._busy == 2
+        if drain.any():
+            idle = drain & (fi[:, :, I_UNA] >= fi[:, :, I_HANDED]) & (fx[:, :, X_BUDGET] <= 0)
+            self._busy[idle] = 0
+
+    def _stream_of(self, f: int) -> int:
+        for k, st in enumerate(self.streams):
+            if f in st.slots:
+                return k
+        raise KeyError(f)
+
+    def finished(self, b: int | None = None) -> np.ndarray:
+        """The finished flows' records (``RECORD_DTYPE``) of cell ``b``, or of every cell."""
+        rows = [r for c in (range(self.batch) if b is None else [b]) for r in self.records[c]]
+        return np.array(rows, dtype=RECORD_DTYPE)
+
+    def active(self) -> np.ndarray:
+        """``[B]`` flows running now (started, not finished)."""
+        return (self._busy == 1).sum(axis=1)
+
+    def queued(self) -> np.ndarray:
+        """``[B]`` arrivals waiting for a free slot now."""
+        return np.array([sum(len(q) for q in self._pending[b]) for b in range(self.batch)])
