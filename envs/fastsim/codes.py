@@ -40,6 +40,7 @@ CCA_XRC = 3
 CCA_AGENT = 4
 CCA_XCP = 5
 CCA_RCP = 6
+CCA_PBE = 7
 #: Sender model name (``senders/<name>.py``) -> code.
 SENDER_MODEL_CODES: dict[str, int] = {
     "newreno": CCA_NEWRENO,
@@ -49,6 +50,7 @@ SENDER_MODEL_CODES: dict[str, int] = {
     AGENT_CCA: CCA_AGENT,
     "xcp": CCA_XCP,
     "rcp": CCA_RCP,
+    "pbe": CCA_PBE,
 }
 
 # -- traffic of a flow (``FC_TRAFFIC``) ---------------------------------------------------------

@@ -40,6 +40,7 @@ from envs.fastsim.lte import (
     tbs_bytes,
     usable_rbs,
 )
+from envs.fastsim.pbe_params import PB_LEN, PbeKnobs, pbe_knobs, pbe_scalars
 from envs.fastsim.router_params import RP_LEN, RouterKnobs, check_router, router_scalars
 from envs.fastsim.tables_nr import H_UT_M, SCENARIO_TABLE
 
@@ -121,7 +122,8 @@ P_HARQ_BLER_RETX = 59  # failure probability of a retransmission (soft combining
 P_NR_NLOS_LOSS_DB = 60  # array gain lost without a line of sight, dB
 P_TRACE = 61  # 1: the cell's capacity per slot is a trace (``trace_capacity``), 0: the channel's
 P_ROUTER = 62  # the explicit-feedback router's (XCP, RCP) values from here: ``router_params.RP_*``
-P_LEN = P_ROUTER + RP_LEN
+P_PBE = P_ROUTER + RP_LEN  # PBE-CC's values from here: ``pbe_params.PB_*``
+P_LEN = P_PBE + PB_LEN
 
 # -- columns of the flow settings matrix ------------------------------------------------------
 FC_UE = 0
@@ -192,6 +194,7 @@ class FastSimParams:
         xrc_unfair_rtts: RTTs of high delay at twnd before XRC's unfairness mode.
         xrc_unfair_alpha: XRC's growth in the unfairness mode, segments per RTT.
         explicit: Knobs of XCP's and RCP's router (``router_params.RouterKnobs`` or a mapping).
+        pbe: Knobs of PBE-CC's UE monitor and sender (``pbe_params.PbeKnobs`` or a mapping).
         tb_overhead_bytes: RLC/MAC header bytes per transport block.
         sdu_overhead_bytes: Extra RLC header bytes per additional SDU in a transport block.
         attach_ms: Earliest flow start (the UE's attach), in ms.
@@ -246,6 +249,7 @@ class FastSimParams:
     xrc_unfair_rtts: float = 10.0
     xrc_unfair_alpha: float = 10.0
     explicit: RouterKnobs | None = None
+    pbe: PbeKnobs | None = None
     tb_overhead_bytes: int = 3
     sdu_overhead_bytes: int = 2
     attach_ms: int = 100
@@ -313,6 +317,7 @@ class FastSimParams:
             object.__setattr__(self, "spec", resolve_buffers(self.spec))
         self._check_harq_and_nr()
         object.__setattr__(self, "explicit", check_router(self.explicit, self.spec))
+        object.__setattr__(self, "pbe", pbe_knobs(self.pbe))
         _ = self._bottleneck  # a bottleneck trace's file and content, checked now
 
     def _check_harq_and_nr(self) -> None:
@@ -508,6 +513,7 @@ class FastSimParams:
         p[P_HARQ_MAX_TX] = self.harq_max_tx
         p[P_HARQ_BLER_RETX] = self.harq_bler_retx
         p[P_ROUTER : P_ROUTER + RP_LEN] = router_scalars(self.explicit, s)
+        p[P_PBE : P_PBE + PB_LEN] = pbe_scalars(self.pbe, s, self.slots_per_ms)
         if self.is_nr:
             self._nr_scalars(p, n_prb)
         if self.trace_driven:

@@ -13,6 +13,7 @@ import numpy as np
 
 from envs.fastsim.bottleneck import BQ_LEN, BS_COLS
 from envs.fastsim.params import LOST_SLOTS, FastSimParams
+from envs.fastsim.pbe_params import UM_LEN
 
 # -- per cell (int64 [B, CS_LEN]) --------------------------------------------------------------
 CS_T_MS = 0  # the cell's clock: start of the next TTI, ms
@@ -152,7 +153,11 @@ X_B_PRIOR_INFL = 76  # BBR: bytes in flight after the latest sends (the next ACK
 # Router-assisted congestion control (XCP, RCP; ``enb_agents/router.py``, ``senders/xcp.py``)
 X_RT_FB = 77  # router: the flow's XCP feedback so far (sum over its packets), payload bytes
 X_XCP_SEEN = 78  # sender: the part of it already applied to the window
-X_LEN = 79
+# PBE-CC's sender (``senders/pbe.py``)
+X_PB_RATE = 79  # the UE's rate estimate the latest ACK carried, payload bytes per ms (0: none)
+X_PB_MODE = 80  # 0: paced at the estimate; 1: BBR-like fallback (an Internet bottleneck)
+X_PB_SINCE = 81  # the delay has been unexplained since this ms + 1 (0: it is explained)
+X_LEN = 82
 BBR_FILTER = 10  # rounds in BBR's max-bandwidth filter
 BBR_SEND_RING = 1024  # ms of send-time records (``bw`` after the filter: 4 values per ms)
 
@@ -199,7 +204,8 @@ RT_RATE = 10  # RCP: the common rate R, bytes on the wire per ms (0: not set)
 RT_PHI = 11  # XCP: the aggregate feedback phi of the latest interval, bytes
 RT_C = 12  # the capacity the latest update used, bytes per ms
 RT_LEN = 13
-U_LEN = U_RT0 + RT_LEN
+U_PB0 = U_RT0 + RT_LEN  # the UE's PBE-CC monitor (``ue_monitor.py``): PB_LEN values from here
+U_LEN = U_PB0 + UM_LEN
 #: The wired bottleneck's router in ``bqs``: after its own columns.
 BS_RT0 = BS_COLS
 
@@ -239,7 +245,8 @@ FB_XCP = 2  # the router's XCP feedback of the flow so far (``X_RT_FB``), payloa
 FB_RCP = 3  # the RCP rate of the flow's router, payload bytes per ms
 FB_H_CWND = 4  # the congestion header the sender wrote at that time: cwnd, bytes
 FB_H_RTT = 5  # and RTT, ms (0: none yet)
-FB_LEN = 6
+FB_PBE = 6  # PBE-CC: the UE's rate estimate for the flow, payload bytes per ms (``ue_monitor``)
+FB_LEN = 7
 # lost-segment ring entries (int64 [B, F, K, 2]): seq, state (``codes.LOST_*``)
 
 
