@@ -20,12 +20,14 @@ PB_RING = 32
 
 # -- a UE's monitor state, offsets from ``state.U_PB0`` in the UE's row ---------------------------
 UM_LAST = 0  # slot + 1 of the UE's latest allocation on the control channel (0: none yet)
-UM_RBSUM = 1  # RBs allocated to the UE over the window (the sum of its RB ring)
-UM_FULLSUM = 2  # bytes all usable RBs carry at the UE's MCS, over the window (sum of its ring)
-UM_RATE = 3  # the UE's estimate at the latest 1 ms tick: bytes of transport blocks per ms
-UM_RB0 = 4  # ring of the UE's RBs per slot (PB_RING entries)
+UM_RBSUM = 1  # RBs of the UE's new transport blocks over the window (the sum of its RB ring)
+UM_FULLSUM = 2  # PDCP bytes all usable RBs carry at the UE's MCS, over the window (its ring)
+UM_RATE = 3  # the UE's estimate at the latest 1 ms tick: PDCP bytes per ms
+UM_RETXSUM = 4  # RBs of the UE's HARQ retransmissions over the window (the sum of its ring)
+UM_RB0 = 5  # ring of the UE's new-block RBs per slot (PB_RING entries)
 UM_FULL0 = UM_RB0 + PB_RING  # ring of the full-cell bytes at the UE's MCS per slot
-UM_LEN = UM_FULL0 + PB_RING
+UM_RETX0 = UM_FULL0 + PB_RING  # ring of the UE's retransmission RBs per slot
+UM_LEN = UM_RETX0 + PB_RING
 
 # -- offsets from ``params.P_PBE`` ---------------------------------------------------------------
 PB_ON = 0  # 1 when a flow runs PBE-CC: the UE monitor runs

@@ -2,15 +2,17 @@
 
 A UE that decodes every downlink control message of its cell sees, per slot (LTE: the 1 ms
 TTI; NR: a slot of the numerology), the resource blocks the scheduler gave to each UE. Here it
-reads the MAC's allocations of the slot (``U_RBS_TTI`` of every UE, HARQ retransmissions
-included: they occupy the RBs) exactly as it would decode them. Over the last ``window_slots``
-slots (``_pbe_slot``) it keeps, per UE, the RBs allocated and the PDCP bytes all usable RBs
+reads the MAC's allocations of the slot (``U_RBS_TTI`` of every UE; a HARQ retransmission, which
+the control message marks as such, occupies its RBs but adds no capacity) exactly as it would
+decode them. Over the last ``window_slots`` slots (``_pbe_slot``) it keeps, per UE, the RBs of
+its new transport blocks, those of its retransmissions, and the PDCP bytes all usable RBs
 would carry at the UE's MCS (its CQI; a trace cell: the slot's trace bytes), less the blocks'
 MAC/RLC headers. At the end of each 1 ms tick
 (``_pbe_end_tti``) the UE derives the rate it may use:
 
 - ``n``: the active UEs (scheduled within ``active_ms``), the UE itself always counted;
-- ``own``, ``idle``: its RBs and the RBs nobody used, per slot, averaged over the window;
+- ``own``, ``idle``: its new blocks' RBs and the RBs nobody used (retransmissions count as
+  used), per slot, averaged over the window;
 - ``base = own + idle / n`` (its share of the idle capacity);
 - below the fair share ``fair = usable / n``, it may also claim what the other active UEs hold
   above theirs (the scheduler gives it back when it asks):
@@ -48,8 +50,10 @@ from envs.fastsim.pbe_params import (
     UM_RATE,
     UM_RB0,
     UM_RBSUM,
+    UM_RETX0,
+    UM_RETXSUM,
 )
-from envs.fastsim.state import FB_PBE, I_LAST_ARR_MS, U_MCS, U_PB0, U_RBS_TTI
+from envs.fastsim.state import FB_PBE, I_LAST_ARR_MS, U_MCS, U_PB0, U_RBS_TTI, U_RETX_TTI
 from envs.fastsim.trace_capacity import _trace_share
 
 
@@ -65,9 +69,15 @@ def _pbe_slot(b, slot, p, ue, tbs, trc):
         rbs = ue[b, u, U_RBS_TTI]
         if rbs > 0:
             ue[b, u, U_PB0 + UM_LAST] = slot + 1
+        # A retransmission (the same HARQ process, no new data indicator) occupies the RBs but
+        # carries nothing new: used, not the UE's capacity.
+        retx = rbs if ue[b, u, U_RETX_TTI] > 0 else 0.0
         c = U_PB0 + UM_RB0 + pos
-        ue[b, u, U_PB0 + UM_RBSUM] += rbs - ue[b, u, c]
-        ue[b, u, c] = rbs
+        ue[b, u, U_PB0 + UM_RBSUM] += rbs - retx - ue[b, u, c]
+        ue[b, u, c] = rbs - retx
+        c = U_PB0 + UM_RETX0 + pos
+        ue[b, u, U_PB0 + UM_RETXSUM] += retx - ue[b, u, c]
+        ue[b, u, c] = retx
         if trace:
             full = _trace_share(trc, b, slot, usable, usable)
         else:
@@ -101,7 +111,7 @@ def _pbe_end_tti(b, t, p, fc, fi, ue, fbr):
     n_act = 0
     used = 0.0
     for j in range(nu):
-        used += ue[b, j, U_PB0 + UM_RBSUM]
+        used += ue[b, j, U_PB0 + UM_RBSUM] + ue[b, j, U_PB0 + UM_RETXSUM]
         last = ue[b, j, U_PB0 + UM_LAST]
         if last > 0 and last_slot - (last - 1) < window:
             n_act += 1

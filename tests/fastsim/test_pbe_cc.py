@@ -55,6 +55,7 @@ from envs.fastsim.state import (
     U_MCS,
     U_PB0,
     U_RBS_TTI,
+    U_RETX_TTI,
     V_LEN,
     V_UNIQ_RAW,
     X_B_BTLBW,
@@ -137,6 +138,21 @@ def test_monitor_decodes_the_slots_and_derives_each_ues_rate():
     _pbe_end_tti(0, 2, p, fc, fi, ue, fbr)
     assert ue[0, 0, U_PB0 + UM_RATE] == pytest.approx(25.0 / 50.0 * full)
     assert ue[0, 1, U_PB0 + UM_RATE] == pytest.approx(35.0 / 50.0 * full)
+
+
+def test_a_retransmission_is_used_but_not_capacity():
+    p, ue, tbs, fc, fi, fbr = _monitor_arrays(window=1)
+    # Slot 0: UE 0 has 20 RBs of a HARQ retransmission, UE 1 nothing: 30 RBs idle, n = 2.
+    ue[0, 0, U_RBS_TTI] = 20.0
+    ue[0, 0, U_RETX_TTI] = 1.0
+    _pbe_slot(0, 0, p, ue, tbs, NO_TRACE)
+    _pbe_end_tti(0, 0, p, fc, fi, ue, fbr)
+    # UE 0 is the one active UE: n = 1, own 0 (nothing new), base = 0 + 30 / 1 = 30 RBs.
+    # UE 1 counts itself: n = 2, fair 25, base = 0 + 30 / 2 = 15; UE 0 holds 0 + 15 - 25 < 0
+    # above fair -> 15.
+    full = (5000.0 - 3.0) * 1502.0 / 1504.0
+    assert ue[0, 0, U_PB0 + UM_RATE] == pytest.approx(30.0 / 50.0 * full)
+    assert ue[0, 1, U_PB0 + UM_RATE] == pytest.approx(15.0 / 50.0 * full)
 
 
 def test_monitor_counts_only_recently_scheduled_ues_and_splits_among_a_ues_flows():
