@@ -331,7 +331,9 @@ def test_alone_in_a_cell_it_fills_the_capacity_with_a_near_empty_rlc_queue():
             f"max {rlc.max():.0f} B"
         )
         assert mbps > 0.9 * cap
-        assert rlc.mean() < 8 * 1502 and rlc.max() < 32 * 1502
+        # Under 8 packets on average; at most under 48 (NR's 10 % first-transmission BLER holds
+        # blocks for HARQ retransmission; its bandwidth-delay product is ~150 packets).
+        assert rlc.mean() < 8 * 1502 and rlc.max() < 48 * 1502
         assert r["mode"][late, 0].max() == 0.0  # never the fallback
 
 
