@@ -141,8 +141,8 @@ def _registry() -> dict[str, Controller]:
         backends=("fast",),
         summary="PBE-CC: paces at the rate the UE measures from the cell's allocations (its "
         "share of the idle and fair capacity); BBR-like behind an Internet bottleneck",
-        code={"fast": "envs/fastsim/senders/pbe.py"},
-        fast_model="pbe",
+        code={"fast": "envs/fastsim/senders/pbecc.py"},
+        fast_model="pbecc",
     )
     out["xrc_policy"] = Controller(
         name="xrc_policy",

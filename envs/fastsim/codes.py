@@ -50,7 +50,7 @@ SENDER_MODEL_CODES: dict[str, int] = {
     AGENT_CCA: CCA_AGENT,
     "xcp": CCA_XCP,
     "rcp": CCA_RCP,
-    "pbe": CCA_PBE,
+    "pbecc": CCA_PBE,
 }
 
 # -- traffic of a flow (``FC_TRAFFIC``) ---------------------------------------------------------

@@ -193,8 +193,7 @@ class FastSimParams:
         xrc_ramp_rtts: RTTs in which XRC's window reaches twnd from below.
         xrc_unfair_rtts: RTTs of high delay at twnd before XRC's unfairness mode.
         xrc_unfair_alpha: XRC's growth in the unfairness mode, segments per RTT.
-        explicit: Knobs of XCP's and RCP's router (``router_params.RouterKnobs`` or a mapping).
-        pbe: Knobs of PBE-CC's UE monitor and sender (``pbe_params.PbeKnobs`` or a mapping).
+        explicit, pbe: Knobs of XCP/RCP's router and PBE-CC (``RouterKnobs``, ``PbeKnobs``, mappings).
         tb_overhead_bytes: RLC/MAC header bytes per transport block.
         sdu_overhead_bytes: Extra RLC header bytes per additional SDU in a transport block.
         attach_ms: Earliest flow start (the UE's attach), in ms.
@@ -317,7 +316,6 @@ class FastSimParams:
             object.__setattr__(self, "spec", resolve_buffers(self.spec))
         self._check_harq_and_nr()
         object.__setattr__(self, "explicit", check_router(self.explicit, self.spec))
-        object.__setattr__(self, "pbe", pbe_knobs(self.pbe))
         _ = self._bottleneck  # a bottleneck trace's file and content, checked now
 
     def _check_harq_and_nr(self) -> None:
@@ -513,7 +511,7 @@ class FastSimParams:
         p[P_HARQ_MAX_TX] = self.harq_max_tx
         p[P_HARQ_BLER_RETX] = self.harq_bler_retx
         p[P_ROUTER : P_ROUTER + RP_LEN] = router_scalars(self.explicit, s)
-        p[P_PBE : P_PBE + PB_LEN] = pbe_scalars(self.pbe, s, self.slots_per_ms)
+        p[P_PBE : P_PBE + PB_LEN] = pbe_scalars(pbe_knobs(self.pbe), s, self.slots_per_ms)
         if self.is_nr:
             self._nr_scalars(p, n_prb)
         if self.trace_driven:

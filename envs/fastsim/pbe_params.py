@@ -13,7 +13,7 @@ from dataclasses import dataclass, fields
 import numpy as np
 
 from cellgym.vocab import SpecError, check_above, check_range
-from envs.fastsim.codes import CCA_PBE, cca_code
+from envs.fastsim.codes import SENDER_MODEL_CODES, cca_code
 
 #: Slots the monitor's rings hold: the longest averaging window (``PbeKnobs.window_slots``).
 PB_RING = 32
@@ -90,7 +90,8 @@ def pbe_knobs(value: PbeKnobs | Mapping | None) -> PbeKnobs:
 def pbe_scalars(knobs: PbeKnobs, spec, slots_per_ms: int) -> np.ndarray:
     """The ``PB_*`` values of the scenario (from ``params.P_PBE`` in the scalar vector)."""
     out = np.zeros(PB_LEN)
-    out[PB_ON] = float(any(cca_code(f.cca) == CCA_PBE for f in spec.flows))
+    pbe = SENDER_MODEL_CODES["pbecc"]
+    out[PB_ON] = float(any(cca_code(f.cca) == pbe for f in spec.flows))
     out[PB_WINDOW] = knobs.window_slots
     out[PB_ACTIVE_SLOTS] = round(knobs.active_ms * slots_per_ms)
     out[PB_PACING_GAIN] = knobs.pacing_gain

@@ -153,7 +153,7 @@ X_B_PRIOR_INFL = 76  # BBR: bytes in flight after the latest sends (the next ACK
 # Router-assisted congestion control (XCP, RCP; ``enb_agents/router.py``, ``senders/xcp.py``)
 X_RT_FB = 77  # router: the flow's XCP feedback so far (sum over its packets), payload bytes
 X_XCP_SEEN = 78  # sender: the part of it already applied to the window
-# PBE-CC's sender (``senders/pbe.py``)
+# PBE-CC's sender (``senders/pbecc.py``)
 X_PB_RATE = 79  # the UE's rate estimate the latest ACK carried, payload bytes per ms (0: none)
 X_PB_MODE = 80  # 0: paced at the estimate; 1: BBR-like fallback (an Internet bottleneck)
 X_PB_SINCE = 81  # the delay has been unexplained since this ms + 1 (0: it is explained)

@@ -21,7 +21,7 @@ MAC/RLC headers. At the end of each 1 ms tick
   flows, in segment payload (``seg / PDU`` of the PDCP PDU bytes).
 
 The receiver stamps that rate on its ACKs (``fbr[..., FB_PBE]`` by time), so the sender
-(``senders/pbe.py``) reads it one uplink delay (air + core + server link) later. The monitor
+(``senders/pbecc.py``) reads it one uplink delay (air + core + server link) later. The monitor
 runs only when a flow runs PBE-CC (``PB_ON``); docs/pbe-cc.md gives the choices.
 """
 

@@ -1,6 +1,6 @@
 """PBE-CC in the fast backend: the UE's monitor and the sender's rules by hand, then whole runs.
 
-The monitor (``envs/fastsim/ue_monitor.py``) and the sender (``envs/fastsim/senders/pbe.py``) on
+The monitor (``envs/fastsim/ue_monitor.py``) and the sender (``envs/fastsim/senders/pbecc.py``) on
 small arrays, with the arithmetic written out; then PBE-CC in cells: it follows a capacity drop
 within a few TTIs plus the uplink delay, keeps the RLC queue near empty alone, shares fairly
 with a second UE, and behind a wired bottleneck falls back to its BBR-like probing.
@@ -42,8 +42,9 @@ from envs.fastsim.pbe_params import (
     UM_RATE,
     UM_RBSUM,
     PbeKnobs,
+    pbe_knobs,
 )
-from envs.fastsim.senders.pbe import _pbe_before_acks, _pbe_mode
+from envs.fastsim.senders.pbecc import _pbe_before_acks, _pbe_mode
 from envs.fastsim.state import (
     BBR_FILTER,
     BBR_SEND_RING,
@@ -254,10 +255,12 @@ def test_registry_vocabulary_and_knobs():
     assert controllers.CONTROLLERS["pbecc_policy"].kind == "policy"
     with pytest.raises(SpecError, match=r"fastsim\.pbe\.window_slots=40 is out of range"):
         PbeKnobs(window_slots=40)
+    # Checked when the kernel's parameters are packed (``FastCellBatch``), before any step.
+    pbe = ScenarioSpec(flows=[FlowSpec(cca="pbecc")])
     with pytest.raises(SpecError, match=r"fastsim\.pbe\.hold_rtts=0\.0 is out of range"):
-        FastSimParams.from_spec(ScenarioSpec(flows=[FlowSpec(cca="pbecc")]), pbe={"hold_rtts": 0.0})
+        FastSimParams.from_spec(pbe, pbe={"hold_rtts": 0.0}).scalars()
     with pytest.raises(SpecError, match=r"fastsim\.pbe\.gain is not a knob"):
-        FastSimParams.from_spec(ScenarioSpec(flows=[FlowSpec(cca="pbecc")]), pbe={"gain": 1.0})
+        FastSimParams.from_spec(pbe, pbe={"gain": 1.0}).scalars()
     # The monitor is off (one skipped branch per ms) without a PBE-CC flow.
     off = FastSimParams.from_spec(ScenarioSpec(flows=[FlowSpec(cca="cubic")])).scalars()
     on = FastSimParams.from_spec(ScenarioSpec(flows=[FlowSpec(cca="pbecc")])).scalars()
@@ -303,7 +306,7 @@ def test_follows_a_capacity_drop_within_a_few_ttis_and_the_uplink_delay():
     assert after < 0.4 * before
     # The lag: from the drop to the first ms at which the pacing is within 10 % of its new level.
     lag = int(np.nonzero(pace[drop_ms:] <= 1.1 * after)[0][0])
-    window = params.pbe.window_slots  # 1 ms TTIs
+    window = pbe_knobs(params.pbe).window_slots  # 1 ms TTIs
     uplink = int(params.flow_config()[0, FC_D_UP_TOTAL_MS])
     print(
         f"capacity step: pacing {before:.1f} -> {after:.1f} Mbit/s, lag {lag} ms "

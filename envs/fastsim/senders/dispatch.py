@@ -45,7 +45,7 @@ from envs.fastsim.senders.cubic import (
     _cubic_ssthresh,
 )
 from envs.fastsim.senders.newreno import _newreno_increase, _newreno_ssthresh
-from envs.fastsim.senders.pbe import _pbe_acks, _pbe_before_acks
+from envs.fastsim.senders.pbecc import _pbe_acks, _pbe_before_acks
 from envs.fastsim.senders.rcp import _rcp_feedback, _rcp_start, _rcp_window
 from envs.fastsim.senders.xcp import _xcp_feedback, _xcp_header
 from envs.fastsim.senders.xrc import _xrc_increase, _xrc_on_loss, _xrc_pkts_acked
