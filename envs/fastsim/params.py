@@ -193,7 +193,7 @@ class FastSimParams:
         xrc_ramp_rtts: RTTs in which XRC's window reaches twnd from below.
         xrc_unfair_rtts: RTTs of high delay at twnd before XRC's unfairness mode.
         xrc_unfair_alpha: XRC's growth in the unfairness mode, segments per RTT.
-        explicit, pbe: Knobs of XCP/RCP's router and PBE-CC (``RouterKnobs``, ``PbeKnobs``, mappings).
+        explicit, pbe: XCP/RCP's router knobs, PBE-CC's (``RouterKnobs``, ``PbeKnobs``, mappings).
         tb_overhead_bytes: RLC/MAC header bytes per transport block.
         sdu_overhead_bytes: Extra RLC header bytes per additional SDU in a transport block.
         attach_ms: Earliest flow start (the UE's attach), in ms.
