@@ -1,16 +1,18 @@
-"""What the XCP/RCP router costs scenarios that do not use it: this tree against a baseline commit.
+"""What XCP/RCP's router and PBE-CC's UE monitor cost scenarios without them: vs a baseline commit.
 
     .venv/bin/python bench/explicit_feedback.py [--baseline main] [--seconds 2] [--rounds 3]
 
-The router logic (``envs/fastsim/enb_agents/router.py``) runs only when a flow is XCP or RCP; what
-every other scenario pays is the branch that skips it, the per-packet arrival count and the wider
-state. This times the bare kernel (``FastCellBatch.step``, one thread, 1 and 64 cells) of
-scenarios without XCP or RCP, here and in the baseline commit (``git archive`` of ``--baseline``
-into a temporary directory; its kernels compile there first, which takes minutes), and prints
-the ratio: cell steps/s of this tree / the baseline's. Scenarios: one UE at 100 m, 50 RBs, one bulk
-CUBIC flow; 4 CUBIC flows; one CUBIC flow behind a 10 Mbit/s wired bottleneck. For scale it also
-times this tree's XCP and RCP with 4 flows against 4 CUBIC flows. Rounds alternate the trees;
-figures are medians of CPU time (``time.process_time``: the machine is shared).
+The router logic (``envs/fastsim/enb_agents/router.py``) runs only when a flow is XCP or RCP;
+what every other scenario pays is the branch that skips it, the per-packet arrival count and the
+wider state. PBE-CC's UE monitor (``envs/fastsim/ue_monitor.py``) likewise runs only with a
+``pbecc`` flow: the others pay a skipped branch per slot and per ms and wider UE rows. This times
+the bare kernel (``FastCellBatch.step``, one thread, 1 and 64 cells) of scenarios without them,
+here and in the baseline commit (``git archive`` of ``--baseline`` into a temporary directory;
+its kernels compile there first, which takes minutes), and prints the ratio: cell steps/s of
+this tree / the baseline's. Scenarios: one UE at 100 m, 50 RBs, one bulk CUBIC flow; 4 CUBIC
+flows; one CUBIC flow behind a 10 Mbit/s wired bottleneck. For scale it also times this tree's
+XCP, RCP and PBE-CC with 4 flows against 4 CUBIC flows. Rounds alternate the trees; figures are
+medians of CPU time (``time.process_time``: the machine is shared).
 """
 
 from __future__ import annotations
@@ -32,10 +34,11 @@ SCENARIOS: dict[str, tuple[str, int, float]] = {
     "4 CUBIC flows": ("cubic", 4, 0.0),
     "1 CUBIC flow, 10 Mbit/s bottleneck": ("cubic", 1, 10.0),
 }
-#: This tree only: the router's own cost.
+#: This tree only: the controllers' own cost (the router's; PBE-CC's monitor and sender).
 ROUTED: dict[str, tuple[str, int, float]] = {
     "4 XCP flows": ("xcp", 4, 0.0),
     "4 RCP flows": ("rcp", 4, 0.0),
+    "4 PBE-CC flows": ("pbecc", 4, 0.0),
 }
 
 WORKER = r"""
@@ -105,7 +108,7 @@ def main() -> None:
     print("|---|---|---|---|---|")
     for name, cells, b, a, r in rows:
         print(f"| {name} | {cells} | {b:,.0f} | {a:,.0f} | {r:.3f} |")
-    print("\nThis tree, the router's own cost (4 flows, 1 cell):")
+    print("\nThis tree, the controllers' own cost (4 flows, 1 cell):")
     cubic = statistics.median(rate(ROOT, "cubic", 4, 0.0, 1, args.seconds) for _ in range(2))
     for name, (cca, n, mbps) in ROUTED.items():
         r = statistics.median(rate(ROOT, cca, n, mbps, 1, args.seconds) for _ in range(2))

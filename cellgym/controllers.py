@@ -15,7 +15,7 @@ Adding a controller: its files in one folder per backend (``ns3-scenarios/model/
 >>> CONTROLLERS["xrc_policy"].kind
 'policy'
 >>> names(kind="native", backend="fast")
-['cubic', 'newreno', 'linuxreno', 'bbr', 'veno', 'xrc', 'xcp', 'rcp', 'xcpr']
+['cubic', 'newreno', 'linuxreno', 'bbr', 'veno', 'xrc', 'xcp', 'rcp', 'xcpr', 'pbecc']
 >>> names(kind="native", backend="ns3")[-2:]
 ['dctcp', 'xrc']
 """
@@ -156,6 +156,15 @@ def _registry() -> dict[str, Controller]:
         ns3_type="ns3::TcpXcpr",
         fast_model="xcpr",
     )
+    out["pbecc"] = Controller(
+        name="pbecc",
+        kind="native",
+        backends=("fast",),
+        summary="PBE-CC: paces at the rate the UE measures from the cell's allocations (its "
+        "share of the idle and fair capacity); BBR-like behind an Internet bottleneck",
+        code={"fast": "envs/fastsim/senders/pbecc.py"},
+        fast_model="pbecc",
+    )
     out["xrc_policy"] = Controller(
         name="xrc_policy",
         kind="policy",
@@ -171,6 +180,15 @@ def _registry() -> dict[str, Controller]:
         summary="window = explicit rate x minimum RTT, per step",
         code={"policy": "baselines/explicit_rate.py"},
         entry_point="baselines.explicit_rate:ExplicitRatePolicy",
+    )
+    out["pbecc_policy"] = Controller(
+        name="pbecc_policy",
+        kind="policy",
+        backends=BACKENDS,
+        summary="PBE-CC's rules on the environment's observation, per step (best with "
+        "action_mode=rate)",
+        code={"policy": "baselines/pbe_cc.py"},
+        entry_point="baselines.pbe_cc:PbeCcPolicy",
     )
     out["oracle"] = Controller(
         name="oracle",

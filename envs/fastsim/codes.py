@@ -44,6 +44,7 @@ CCA_XCPR = 7
 #: Queueing delay the by-time rings cover besides the path's when a flow runs XCP-r (its receiver
 #: reads the router's feedback by time, ``xcpr_receiver.py``; ``FastSimParams.ring_len``), ms.
 XCPR_QUEUE_MS = 1024
+CCA_PBE = 8
 #: Sender model name (``senders/<name>.py``) -> code.
 SENDER_MODEL_CODES: dict[str, int] = {
     "newreno": CCA_NEWRENO,
@@ -54,6 +55,7 @@ SENDER_MODEL_CODES: dict[str, int] = {
     "xcp": CCA_XCP,
     "rcp": CCA_RCP,
     "xcpr": CCA_XCPR,
+    "pbecc": CCA_PBE,
 }
 
 # -- traffic of a flow (``FC_TRAFFIC``) ---------------------------------------------------------

@@ -69,6 +69,7 @@ from envs.fastsim.params import (
     P_INIT_CWND_SEGS,
     P_MIN_RTO_MS,
     P_MOBILITY_PERIOD_MS,
+    P_PBE,
     P_PDU_BYTES,
     P_RECOVERY,
     P_ROUTER,
@@ -78,6 +79,7 @@ from envs.fastsim.params import (
     P_UL_GRANT_MS,
     P_UPLINK,
 )
+from envs.fastsim.pbe_params import PB_ON
 from envs.fastsim.receiver import _uplink_tti
 from envs.fastsim.rlc import _enb_arrivals
 from envs.fastsim.rng import _rand
@@ -134,6 +136,7 @@ from envs.fastsim.state import (
     X_PACING,
     X_SSTHRESH,
 )
+from envs.fastsim.ue_monitor import _pbe_end_tti, _pbe_slot
 from envs.fastsim.xcpr_receiver import _xcpr_receivers
 
 # ============================================================================================
@@ -233,9 +236,14 @@ def step_cell(
             _udp_tick(b, t, p, bnp, bqs, bq, rng)  # ON/OFF UDP cross traffic joins the bottleneck
         _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng)
         _agent_slot(b, t, slot, p, fc, fi, ue, capr, tbs, trc)
+        pbe = p[P_PBE + PB_ON] > 0  # PBE-CC's UE monitor decodes the slots' allocations
+        if pbe:
+            _pbe_slot(b, slot, p, ue, tbs, trc)
         for s in range(1, spm):
             _mac(b, t, slot + s, p, fc, fi, fx, ue, ui, rlc, lost, tbs, trc, cs, rng)
             _agent_slot(b, t, slot + s, p, fc, fi, ue, capr, tbs, trc)
+            if pbe:
+                _pbe_slot(b, slot + s, p, ue, tbs, trc)
         # 4. Receivers: delayed-ACK timeout, then their state by time (the uplink).
         if p[P_ROUTER + RP_KIND] != ROUTER_NONE:
             _xcpr_receivers(b, t, p, fc, fi, fx, fbr)  # XCP-r's receivers: the window to carry
@@ -244,10 +252,12 @@ def step_cell(
         _agent_end_tti(b, t, p, fc, fi, ue, ui, rlc, fbr)
         if p[P_ROUTER + RP_KIND] != ROUTER_NONE:
             _router_tick(b, t, p, fc, fi, fx, ue, bnp, bqs, fbr)
+        if pbe:
+            _pbe_end_tti(b, t, p, fc, fi, ue, fbr)
         # 6. Senders.
         for f in range(nf):
             cca = int(fc[f, FC_CCA])
-            _before_acks(cca, b, f, t, p, fc, fx, bw, rcv)
+            _before_acks(cca, b, f, t, p, fc, fx, bw, rcv, fbr)
             _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost)
             _before_send(cca, b, f, t, p, fc, fi, fx, bw, fbr)
             _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost)

@@ -41,6 +41,7 @@ from envs.fastsim.lte import (
     tbs_bytes,
     usable_rbs,
 )
+from envs.fastsim.pbe_params import PB_LEN, PbeKnobs, pbe_knobs, pbe_scalars
 from envs.fastsim.router_params import RP_LEN, RouterKnobs, check_router, router_scalars
 from envs.fastsim.tables_nr import H_UT_M, SCENARIO_TABLE
 from envs.fastsim.wired_params import wired_scalars
@@ -125,7 +126,8 @@ P_TRACE = 61  # 1: the cell's capacity per slot is a trace (``trace_capacity``),
 P_ROUTER = 62  # the explicit-feedback router's (XCP, RCP) values from here: ``router_params.RP_*``
 P_ACK_LOSS = P_ROUTER + RP_LEN  # ACK loss probability on the reverse path (``ack_loss.py``)
 P_WIRED_BPMS = P_ACK_LOSS + 1  # a wired cell's bytes per ms (``wired_params``)
-P_LEN = P_WIRED_BPMS + 1
+P_PBE = P_WIRED_BPMS + 1  # PBE-CC's values from here: ``pbe_params.PB_*``
+P_LEN = P_PBE + PB_LEN
 
 # -- columns of the flow settings matrix ------------------------------------------------------
 FC_UE = 0
@@ -197,6 +199,7 @@ class FastSimParams:
         xrc_unfair_alpha: XRC's growth in the unfairness mode, segments per RTT.
         explicit: Knobs of XCP's and RCP's router (``router_params.RouterKnobs`` or a mapping;
             None: the scenario's ``router`` section, ``cellgym.router_spec.RouterSpec``).
+        pbe: PBE-CC's knobs (``pbe_params.PbeKnobs`` or a mapping).
         tb_overhead_bytes: RLC/MAC header bytes per transport block.
         sdu_overhead_bytes: Extra RLC header bytes per additional SDU in a transport block.
         attach_ms: Earliest flow start (the UE's attach), in ms.
@@ -251,6 +254,7 @@ class FastSimParams:
     xrc_unfair_rtts: float = 10.0
     xrc_unfair_alpha: float = 10.0
     explicit: RouterKnobs | None = None
+    pbe: PbeKnobs | None = None
     tb_overhead_bytes: int = 3
     sdu_overhead_bytes: int = 2
     attach_ms: int = 100
@@ -519,6 +523,7 @@ class FastSimParams:
         p[P_ROUTER : P_ROUTER + RP_LEN] = router_scalars(self.explicit, s)
         p[P_ACK_LOSS] = s.ack_loss
         wired_scalars(p, s.cell)
+        p[P_PBE : P_PBE + PB_LEN] = pbe_scalars(pbe_knobs(self.pbe), s, self.slots_per_ms)
         if self.is_nr:
             self._nr_scalars(p, n_prb)
         if self.trace_driven:

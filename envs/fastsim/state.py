@@ -13,6 +13,7 @@ import numpy as np
 
 from envs.fastsim.bottleneck import BQ_LEN, BS_COLS
 from envs.fastsim.params import LOST_SLOTS, FastSimParams
+from envs.fastsim.pbe_params import UM_LEN
 
 # -- per cell (int64 [B, CS_LEN]) --------------------------------------------------------------
 CS_T_MS = 0  # the cell's clock: start of the next TTI, ms
@@ -166,7 +167,11 @@ X_ACK_REDRAW = 84  # ACK loss: when a timeout's retransmission elicits an ACK ag
 # A ``pareto`` slot's current flow (``workload``): set by the workload, completed by the receiver
 X_W_TARGET = 85  # the flow ends when the receiver's cumulative ACK reaches this segment (0: none)
 X_W_DONE_MS = 86  # when its last segment reached the receiver, ms (-1: not yet)
-X_LEN = 87
+# PBE-CC's sender (``senders/pbecc.py``)
+X_PB_RATE = 87  # the UE's rate estimate the latest ACK carried, payload bytes per ms (0: none)
+X_PB_MODE = 88  # 0: paced at the estimate; 1: BBR-like fallback (an Internet bottleneck)
+X_PB_SINCE = 89  # the delay has been unexplained since this ms + 1 (0: it is explained)
+X_LEN = 90
 BBR_FILTER = 10  # rounds in BBR's max-bandwidth filter
 BBR_SEND_RING = 1024  # ms of send-time records (``bw`` after the filter: 4 values per ms)
 
@@ -213,7 +218,8 @@ RT_RATE = 10  # RCP: the common rate R, bytes on the wire per ms (0: not set)
 RT_PHI = 11  # XCP: the aggregate feedback phi of the latest interval, bytes
 RT_C = 12  # the capacity the latest update used, bytes per ms
 RT_LEN = 13
-U_LEN = U_RT0 + RT_LEN
+U_PB0 = U_RT0 + RT_LEN  # the UE's PBE-CC monitor (``ue_monitor.py``): PB_LEN values from here
+U_LEN = U_PB0 + UM_LEN
 #: The wired bottleneck's router in ``bqs``: after its own columns.
 BS_RT0 = BS_COLS
 #: ON/OFF UDP cross traffic at the wired bottleneck (``cross_traffic.py``): bytes not yet sent.
@@ -259,7 +265,8 @@ FB_RCP = 3  # the RCP rate of the flow's router, payload bytes per ms
 FB_H_CWND = 4  # the congestion header the sender wrote at that time: cwnd, bytes
 FB_H_RTT = 5  # and RTT, ms (0: none yet)
 FB_H_EPOCH = 6  # XCP-r: and its reset count + 1 (the congestion flag, as a counter)
-FB_LEN = 7
+FB_PBE = 7  # PBE-CC: the UE's rate estimate for the flow, payload bytes per ms (``ue_monitor``)
+FB_LEN = 8
 # lost-segment ring entries (int64 [B, F, K, 2]): seq, state (``codes.LOST_*``)
 
 

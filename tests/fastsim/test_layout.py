@@ -13,7 +13,7 @@ from envs.fastsim import _numba_cache, codes
 ROOT = Path(__file__).resolve().parents[2]
 PKG = ROOT / "envs" / "fastsim"
 MODULES = sorted(p for p in PKG.rglob("*.py") if "__pycache__" not in p.parts)
-SENDERS = ("newreno", "cubic", "bbr", "xrc", "agent", "xcp", "rcp", "xcpr")
+SENDERS = ("newreno", "cubic", "bbr", "xrc", "agent", "xcp", "rcp", "xcpr", "pbecc")
 MAX_LINES = 600
 
 

@@ -18,6 +18,7 @@ from envs.fastsim.codes import (
     CCA_AGENT,
     CCA_BBR,
     CCA_CUBIC,
+    CCA_PBE,
     CCA_RCP,
     CCA_XCP,
     CCA_XCPR,
@@ -45,6 +46,7 @@ from envs.fastsim.senders.cubic import (
     _cubic_ssthresh,
 )
 from envs.fastsim.senders.newreno import _newreno_increase, _newreno_ssthresh
+from envs.fastsim.senders.pbecc import _pbe_acks, _pbe_before_acks
 from envs.fastsim.senders.rcp import _rcp_feedback, _rcp_start, _rcp_window
 from envs.fastsim.senders.xcp import _xcp_feedback, _xcp_header
 from envs.fastsim.senders.xcpr import _xcpr_header, _xcpr_reset, _xcpr_window
@@ -56,8 +58,8 @@ from envs.fastsim.state import I_CSTATE, X_ACK_REDRAW, X_CMD_CWND, X_CWND, X_SRT
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _paced(cca):
-    """The model paces its segments (when it has a pacing rate): BBR, the agent's sender, RCP."""
-    return cca == CCA_BBR or cca == CCA_AGENT or cca == CCA_RCP
+    """The model paces its segments (when it has a pacing rate): BBR, the agent's, RCP, PBE-CC."""
+    return cca == CCA_BBR or cca == CCA_AGENT or cca == CCA_RCP or cca == CCA_PBE
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -82,30 +84,32 @@ def _receiver_window(cca):
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _own_recovery(cca):
-    """The model sets its window in fast recovery itself (BBR): no PRR, no step to ssthresh."""
-    return cca == CCA_BBR
+    """The model sets its window in fast recovery itself (BBR, PBE-CC): no PRR, no step."""
+    return cca == CCA_BBR or cca == CCA_PBE
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _keeps_tokens(cca):
-    """The model keeps its pacing tokens while it does not pace (BBR)."""
-    return cca == CCA_BBR
+    """The model keeps its pacing tokens while it does not pace (BBR, PBE-CC)."""
+    return cca == CCA_BBR or cca == CCA_PBE
 
 
 # -- per TTI, around the ACKs and sends -------------------------------------------------------
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _before_acks(cca, b, f, t, p, fc, fx, bw, rcv):
-    """Before the TTI's ACKs: BBR's delivery-rate sample of the per-TTI ACK stream."""
+def _before_acks(cca, b, f, t, p, fc, fx, bw, rcv, fbr):
+    """Before the TTI's ACKs: BBR's delivery-rate sample; PBE-CC's rate the ACK carried."""
     if cca == CCA_BBR:
         _bbr_sample(b, f, t, p, fc, fx, bw, rcv)
+    elif cca == CCA_PBE:
+        _pbe_before_acks(b, f, t, p, fc, fx, bw, rcv, fbr)
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _before_send(cca, b, f, t, p, fc, fi, fx, bw, fbr):
     """Before the TTI's sends: BBR's delivery state of the TTI; RCP's rate before its ACKs."""
-    if cca == CCA_BBR:
+    if cca == CCA_BBR or cca == CCA_PBE:
         _bbr_record_send_state(b, f, t, fi, fx, bw)
     elif cca == CCA_RCP:
         _rcp_start(b, f, t, p, fc, fi, fx, fbr, p[P_SEG_BYTES])
@@ -114,7 +118,7 @@ def _before_send(cca, b, f, t, p, fc, fi, fx, bw, fbr):
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _after_send(cca, b, f, t, p, fi, fx, lost, fbr):
     """After the TTI's sends: BBR's in flight and lost count; XCP's and RCP's header."""
-    if cca == CCA_BBR:
+    if cca == CCA_BBR or cca == CCA_PBE:
         _bbr_count_marked(b, f, p, fi, fx, lost)
     elif cca == CCA_XCP or cca == CCA_RCP:
         _xcp_header(b, f, t, fx, fbr)
@@ -153,7 +157,7 @@ def _ssthresh_on_loss(fx, b, f, cca, pipe_bytes, seg):
     """``GetSsThresh`` of the flow's congestion control."""
     if cca == CCA_CUBIC:
         return _cubic_ssthresh(fx, b, f, seg)
-    if cca == CCA_BBR:
+    if cca == CCA_BBR or cca == CCA_PBE:
         return _bbr_ssthresh(fx, b, f)
     return _newreno_ssthresh(pipe_bytes, seg)
 
@@ -174,7 +178,7 @@ def _enter_recovery(fx, fi, b, f, cca, ss, pipe_bytes, delivered_segs, seg, prr_
     ns-3's default recovery, ``TcpPrrRecovery``: the window follows the deliveries (once the
     ACK is applied, ``recovery._prr_on_ack``), not a step to ssthresh (``classic``).
     """
-    if cca == CCA_BBR:
+    if cca == CCA_BBR or cca == CCA_PBE:
         _bbr_enter_recovery(fx, fi, b, f, pipe_bytes, delivered_segs, seg)
         return False
     if prr_mode:
@@ -186,7 +190,7 @@ def _enter_recovery(fx, fi, b, f, cca, ss, pipe_bytes, delivered_segs, seg, prr_
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _exit_recovery(fx, b, f, cca, prr_mode):
     """The window when fast recovery ends: ssthresh (BBR: its own rule)."""
-    if cca == CCA_BBR:
+    if cca == CCA_BBR or cca == CCA_PBE:
         _bbr_exit_recovery(fx, b, f, prr_mode)
     else:
         fx[b, f, X_CWND] = fx[b, f, X_SSTHRESH]
@@ -227,6 +231,10 @@ def _on_acks(
     """
     if cca == CCA_BBR:
         _bbr_acks(
+            b, f, t, p, fi, fx, bw, rng, lost, delivered_segs, rtt_last, v_high, dupthresh, seg
+        )
+    elif cca == CCA_PBE:
+        _pbe_acks(
             b, f, t, p, fi, fx, bw, rng, lost, delivered_segs, rtt_last, v_high, dupthresh, seg
         )
     elif cca == CCA_XCP or cca == CCA_XCPR:
