@@ -25,10 +25,10 @@ from envs.fastsim.rng import _rand
 
 # Indices repeated from ``bottleneck`` (which imports this module).
 _BN_TX_MS = 1
-_BN_RED_MIN = 5
-_BN_RED_MAX = 6
-_BN_RED_MAXP = 7
-_BN_RED_W = 8
+_BN_RED_MIN = 11
+_BN_RED_MAX = 12
+_BN_RED_MAXP = 13
+_BN_RED_W = 14
 _BS_RED_AVG = 7
 _BS_RED_COUNT = 8
 _BS_RED_IDLE_MS = 9
