@@ -38,6 +38,7 @@ from cellgym.vocab import (
     CCAS,
     CELL_TYPES,
     CHANNEL_SOURCES,
+    EXPLICIT_CCAS,
     FAST_ONLY_CCAS,
     LTE_BANDWIDTHS_RBS,
     MOBILITY_MODES,
@@ -607,7 +608,7 @@ class ScenarioSpec:
                     f"scenario.flows[{i}].cca={f.cca!r} does not run on the ns3 backend yet "
                     "(fast backend only: docs/explicit-feedback.md)"
                 )
-            kinds = {g.cca for g in self.flows if g.cca in ("xcp", "rcp", "xcpr")}
+            kinds = {g.cca for g in self.flows if g.cca in EXPLICIT_CCAS}
             if f.cca in kinds and len(kinds) > 1:
                 raise SpecError(
                     f"scenario.flows[{i}].cca={f.cca!r}: XCP, XCP-r and RCP flows cannot share "
