@@ -615,12 +615,6 @@ class ScenarioSpec:
                     "the bottleneck (one router kind per scenario): allowed all xcp, all xcpr or "
                     "all rcp"
                 )
-            if f.cca == "xcpr" and self.bottleneck_mbps <= 0 and not self.bottleneck_trace:
-                raise SpecError(
-                    f"scenario.flows[{i}].cca='xcpr' runs on the ns3 backend only behind a wired "
-                    "bottleneck: allowed with bottleneck_mbps > 0 or bottleneck_trace "
-                    "(docs/xcp-r.md)"
-                )
 
     def to_ns3_args(self, seed: int) -> list[str]:
         """Render the scenario program's arguments (without the program and port).

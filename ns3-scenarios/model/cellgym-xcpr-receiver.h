@@ -4,6 +4,9 @@
 
 #include "tcp-xcpr.h"
 
+#include "ns3/packet.h"
+#include "ns3/tcp-header.h"
+
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -60,6 +63,10 @@ class CellGymXcprPath
     bool WindowOfAck(uint32_t flow, uint32_t ackNo, XcprWindowTag& tag);
     /// The receiver's state of a flow.
     const XcprReceiverState& Receiver(uint32_t flow);
+
+    /// The inner TCP header of a GTP-U packet at a base station's S1-U device (with or without
+    /// its PPP header); false when it is none.
+    static bool InnerTcp(Ptr<const Packet> packet, TcpHeader& tcp);
 
   private:
     struct Header
