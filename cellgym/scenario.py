@@ -38,6 +38,7 @@ from cellgym.vocab import (
     CCAS,
     CELL_TYPES,
     CHANNEL_SOURCES,
+    EXPLICIT_CCAS,
     FAST_ONLY_CCAS,
     LTE_BANDWIDTHS_RBS,
     MOBILITY_MODES,
@@ -653,18 +654,12 @@ class ScenarioSpec:
                     f"scenario.flows[{i}].cca={f.cca!r} does not run on the ns3 backend yet "
                     "(fast backend only: docs/explicit-feedback.md)"
                 )
-            kinds = {g.cca for g in self.flows if g.cca in ("xcp", "rcp", "xcpr")}
+            kinds = {g.cca for g in self.flows if g.cca in EXPLICIT_CCAS}
             if f.cca in kinds and len(kinds) > 1:
                 raise SpecError(
                     f"scenario.flows[{i}].cca={f.cca!r}: XCP, XCP-r and RCP flows cannot share "
                     "the bottleneck (one router kind per scenario): allowed all xcp, all xcpr or "
                     "all rcp"
-                )
-            if f.cca == "xcpr" and self.bottleneck_mbps <= 0 and not self.bottleneck_trace:
-                raise SpecError(
-                    f"scenario.flows[{i}].cca='xcpr' runs on the ns3 backend only behind a wired "
-                    "bottleneck: allowed with bottleneck_mbps > 0 or bottleneck_trace "
-                    "(docs/xcp-r.md)"
                 )
 
     def to_ns3_args(self, seed: int) -> list[str]:

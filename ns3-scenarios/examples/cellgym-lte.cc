@@ -1019,12 +1019,6 @@ main(int argc, char* argv[])
     {
         if (fc.cca == "xcpr")
         {
-            if (bottleneckMbps <= 0 && bottleneckTrace.empty())
-            {
-                BadArg("flows",
-                       flowsSpec,
-                       "xcpr only with a wired bottleneck (--bottleneckMbps or --bottleneckTrace)");
-            }
             wiredRouter.xcprFlows.insert(fc.flowId);
         }
     }
@@ -1111,18 +1105,40 @@ main(int argc, char* argv[])
             ueRouters.push_back(r);
         }
         agent->SetPacketHooks(
-            [&ueRouters, ueOfFlow](uint32_t flow, double bytes, Ptr<const Packet> p)
+            [&ueRouters, ueOfFlow, &wiredRouter](uint32_t flow, double bytes, Ptr<const Packet> p)
             {
                 ExplicitHeaderTag hdr;
                 const bool hasHdr = p->PeekPacketTag(hdr);
                 ueRouters[ueOfFlow[flow]]->OnPacket(flow, bytes, hasHdr ? &hdr : nullptr);
+                // XCP-r: the values its header would carry on to the UE (cellgym-xcpr-receiver.h).
+                XcprHeaderTag flag;
+                TcpHeader tcp;
+                if (hasHdr && wiredRouter.xcprFlows.count(flow) > 0 && p->PeekPacketTag(flag)
+                    && CellGymXcprPath::InnerTcp(p, tcp))
+                {
+                    wiredRouter.xcpr.OnRouterData(
+                        flow,
+                        tcp.GetSequenceNumber().GetValue(),
+                        ueRouters[ueOfFlow[flow]]->FeedbackOf(flow).xcpTotalBytes,
+                        hdr.cwndBytes,
+                        flag.epoch,
+                        hdr.segBytes);
+                }
             },
-            [&ueRouters, ueOfFlow](uint32_t flow, Ptr<const Packet> p)
+            [&ueRouters, ueOfFlow, &wiredRouter](uint32_t flow, Ptr<const Packet> p)
             {
                 ExplicitFeedbackTag old;
                 if (!p->PeekPacketTag(old))
                 {
                     p->AddPacketTag(ueRouters[ueOfFlow[flow]]->FeedbackOf(flow));
+                }
+                TcpHeader tcp;
+                XcprWindowTag window;
+                if (wiredRouter.xcprFlows.count(flow) > 0 && !p->PeekPacketTag(window)
+                    && CellGymXcprPath::InnerTcp(p, tcp)
+                    && wiredRouter.xcpr.WindowOfAck(flow, tcp.GetAckNumber().GetValue(), window))
+                {
+                    p->AddPacketTag(window); // XCP-r: the receiver's window, on the ACK it sent
                 }
             });
     }

@@ -1,6 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "cellgym-xcpr-receiver.h"
 
+#include "ns3/epc-gtpu-header.h"
+#include "ns3/ipv4-header.h"
+#include "ns3/ppp-header.h"
+#include "ns3/udp-header.h"
+
 #include <algorithm>
 
 namespace ns3
@@ -93,6 +98,35 @@ const XcprReceiverState&
 CellGymXcprPath::Receiver(uint32_t flow)
 {
     return m_flows[flow].rx;
+}
+
+bool
+CellGymXcprPath::InnerTcp(Ptr<const Packet> packet, TcpHeader& tcp)
+{
+    Ptr<Packet> p = packet->Copy();
+    uint8_t first = 0;
+    if (p->GetSize() < 2 + 20 + 8 + 8 + 20 + 20 || p->CopyData(&first, 1) != 1)
+    {
+        return false;
+    }
+    if ((first >> 4) != 4)
+    {
+        PppHeader ppp;
+        p->RemoveHeader(ppp);
+    }
+    Ipv4Header outer;
+    p->RemoveHeader(outer);
+    if (outer.GetProtocol() != 17)
+    {
+        return false;
+    }
+    UdpHeader udp;
+    p->RemoveHeader(udp);
+    GtpuHeader gtpu;
+    p->RemoveHeader(gtpu);
+    Ipv4Header inner;
+    p->RemoveHeader(inner);
+    return inner.GetProtocol() == 6 && inner.GetFragmentOffset() == 0 && p->PeekHeader(tcp) > 0;
 }
 
 } // namespace ns3

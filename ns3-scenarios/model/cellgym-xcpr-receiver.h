@@ -4,6 +4,9 @@
 
 #include "tcp-xcpr.h"
 
+#include "ns3/packet.h"
+#include "ns3/tcp-header.h"
+
 #include <cstdint>
 #include <deque>
 #include <map>
@@ -33,14 +36,15 @@ struct XcprReceiverState
 /**
  * @brief Where XCP-r's header values travel in ns-3 (docs/xcp-r.md "ns-3").
  *
- * ns-3's LTE core network removes packet tags at the base station and the PGW, so the values a
- * real XCP-r header would carry between the router and the UE travel beside the packets, keyed by
- * the TCP segment they belong to: the router records, per data segment (its sequence number), its
- * flow's feedback total so far and the header's window and reset count; the UE's IP layer reads
- * them when the segment is delivered (the receiver's update, XcprReceiverState) and records the
- * window of each ACK it sends (its acknowledgement number), which the router puts on that ACK
- * (XcprWindowTag) when it arrives from the cell; from there the tag travels with the ACK (and is
- * lost with it). An ACK lost in the cell's uplink leaves its record behind, skipped by the next.
+ * ns-3's LTE core network removes packet tags at the base station (its EPC application), so the
+ * values a real XCP-r header would carry between the router and the UE travel beside the packets,
+ * keyed by the TCP segment they belong to: the router records, per data segment (its sequence
+ * number), its flow's feedback total so far and the header's window and reset count; the UE's IP
+ * layer reads them when the segment is delivered (the receiver's update, XcprReceiverState) and
+ * records the window of each ACK it sends (its acknowledgement number), which the router puts on
+ * that ACK (XcprWindowTag) when it arrives from the cell; from there the tag travels with the ACK
+ * (and is lost with it). An ACK lost in the cell's uplink leaves its record behind, skipped by the
+ * next.
  */
 class CellGymXcprPath
 {
@@ -60,6 +64,10 @@ class CellGymXcprPath
     bool WindowOfAck(uint32_t flow, uint32_t ackNo, XcprWindowTag& tag);
     /// The receiver's state of a flow.
     const XcprReceiverState& Receiver(uint32_t flow);
+
+    /// The inner TCP header of a GTP-U packet at a base station's S1-U device (with or without
+    /// its PPP header); false when it is none.
+    static bool InnerTcp(Ptr<const Packet> packet, TcpHeader& tcp);
 
   private:
     struct Header

@@ -337,11 +337,9 @@ def test_scenario_accepts_or_names_the_field(data: Any) -> None:
         return
     spec.validate()
     explicit = [f.cca for f in spec.flows if f.cca in EXPLICIT_CCAS]
-    wired = spec.bottleneck_mbps > 0 or bool(spec.bottleneck_trace)
-    xcpr_in_cell = "xcpr" in explicit and not wired
-    if any(f.cca in FAST_ONLY_CCAS for f in spec.flows) or len(set(explicit)) > 1 or xcpr_in_cell:
-        # A fast-only controller, XCP, XCP-r and RCP at one bottleneck (one router kind per
-        # scenario), or XCP-r without a wired bottleneck is refused on ns-3, naming the flow.
+    if any(f.cca in FAST_ONLY_CCAS for f in spec.flows) or len(set(explicit)) > 1:
+        # A fast-only controller, or XCP, XCP-r and RCP at one bottleneck (one router kind per
+        # scenario), is refused on ns-3, naming the flow.
         with pytest.raises(SpecError, match=r"scenario\.flows\[\d+\]\.cca="):
             spec.to_ns3_args(seed=1)
         return
