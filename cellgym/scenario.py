@@ -64,6 +64,8 @@ from cellgym.workload import (
     check_ns3_workload,
     check_pareto_flow,
     check_red,
+    pareto_tokens,
+    red_ns3_args,
 )
 
 __all__ = [
@@ -393,6 +395,8 @@ class FlowSpec:
             parts.append(f"video_period_s={self.video_period_s:g}")
         if self.ssthresh_segments:
             parts.append(f"ssthresh_segments={self.ssthresh_segments}")
+        if self.traffic == "pareto":
+            parts.extend(pareto_tokens(self))
         return ",".join(parts)
 
 
@@ -653,6 +657,7 @@ class ScenarioSpec:
             f"--bottleneckMbps={self.bottleneck_mbps:g}",
             f"--bottleneckBufferPkts={self.bottleneck_buffer_pkts}",
             *bottleneck_ns3_args(self),
+            *red_ns3_args(self),
             f"--activeTimeoutMs={self.active_timeout_ms:g}",
             f"--xrcWindowTtis={self.xrc_window_ttis}",
             *self.router.ns3_args(),
