@@ -3,7 +3,8 @@
 - RED (``bottleneck_queue: red``, ns-3's RedQueueDisc at the 10 Mbit/s wired bottleneck in
   front of an LTE cell of about 33 Mbit/s): four CUBIC flows keep the queue near RED's
   thresholds and RED drops early, where the same flows over drop-tail keep a far longer queue.
-- Pareto streams (``traffic: pareto``): a run completes flows whose sizes have the configured
+- Pareto streams (``traffic: pareto``; CUBIC, XCP and RCP, the latter two with their router at
+  the bottleneck): a run completes flows whose sizes have the configured
   mean (within a CLT bound for the number finished) and whose FCTs are at least the minimum RTT
   plus the size at the bottleneck's rate.
 """
@@ -79,8 +80,8 @@ IAT_MS = 60.0  # 25 packets of 1500 bytes per 60 ms: 5 Mbit/s, half the link
 SLOTS = 8
 
 
-def _pareto_run(tmp_path: Path, seed: int) -> np.ndarray:
-    flows = [FlowSpec(cca="cubic", traffic="pareto", pareto_iat_ms=IAT_MS, **PARETO)] * SLOTS
+def _pareto_run(tmp_path: Path, seed: int, cca: str) -> tuple[np.ndarray, float]:
+    flows = [FlowSpec(cca=cca, traffic="pareto", pareto_iat_ms=IAT_MS, **PARETO)] * SLOTS
     spec = ScenarioSpec(
         name="pareto",
         sim_time_s=12.0,
@@ -98,14 +99,15 @@ def _pareto_run(tmp_path: Path, seed: int) -> np.ndarray:
     return read_flow_log(log), min(r for r in rtt_min if r > 0) / 1e3
 
 
-def test_pareto_flows_have_the_configured_sizes_and_plausible_fcts(tmp_path):
-    flows, rtt_s = _pareto_run(tmp_path, seed=1)
+@pytest.mark.parametrize("cca", ["cubic", "xcp", "rcp"])
+def test_pareto_flows_have_the_configured_sizes_and_plausible_fcts(cca, tmp_path):
+    flows, rtt_s = _pareto_run(tmp_path, seed=1, cca=cca)
     n = len(flows)
     sizes = ParetoSizes(PARETO["pareto_shape"], PARETO["pareto_mean_pkts"], 400.0)
     # About 12 s / 60 ms = 195 arrivals after the 0.1 s attach.
     se = np.sqrt(sizes.variance() / n)
     print(
-        f"{n} flows: mean size {flows['size_pkts'].mean():.1f} pkts (configured 25, "
+        f"{cca}: {n} flows: mean size {flows['size_pkts'].mean():.1f} pkts (configured 25, "
         f"4 se = {4 * se:.1f}), largest {flows['size_pkts'].max()}, min RTT {rtt_s * 1e3:.1f} ms,"
         f" FCT median {np.median(flows['fct_s']) * 1e3:.0f} ms"
     )
@@ -121,6 +123,11 @@ def test_pareto_flows_have_the_configured_sizes_and_plausible_fcts(tmp_path):
     assert np.all(flows["start_ms"] >= flows["arrival_ms"] - 1)
     assert np.all(np.isin(flows["slot"], np.arange(SLOTS)))
     # Same seed, same flows.
-    again, _ = _pareto_run(tmp_path, seed=1)
+    again, _ = _pareto_run(tmp_path, seed=1, cca=cca)
     assert np.array_equal(again["size_pkts"], flows["size_pkts"])
     assert np.allclose(again["fct_s"], flows["fct_s"])
+    if cca == "cubic":
+        # Another seed, other arrivals.
+        other, _ = _pareto_run(tmp_path, seed=2, cca=cca)
+        k = min(len(other), n)
+        assert not np.array_equal(other["size_pkts"][:k], flows["size_pkts"][:k])
