@@ -435,7 +435,7 @@ class ScenarioSpec:
         server_delay_ms: One-way delay between each server and the core, in ms.
         bottleneck_mbps: Rate of an optional wired bottleneck before the core; 0 = none.
         bottleneck_buffer_pkts: Buffer of that bottleneck, in packets (RED's limit).
-        bottleneck_queue: The bottleneck's queue: ``droptail`` or ``red`` (fast backend; RED's
+        bottleneck_queue: The bottleneck's queue: ``droptail`` or ``red`` (both backends; RED's
             thresholds, maximum probability and EWMA weight below, ns-3 RedQueueDisc's defaults,
             gentle).
         red_min_th_pkts: RED's minimum threshold of the average queue, packets.
