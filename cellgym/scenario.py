@@ -65,6 +65,8 @@ from cellgym.workload import (
     check_ns3_workload,
     check_pareto_flow,
     check_red,
+    pareto_tokens,
+    red_ns3_args,
 )
 
 __all__ = [
@@ -394,6 +396,8 @@ class FlowSpec:
             parts.append(f"video_period_s={self.video_period_s:g}")
         if self.ssthresh_segments:
             parts.append(f"ssthresh_segments={self.ssthresh_segments}")
+        if self.traffic == "pareto":
+            parts.extend(pareto_tokens(self))
         return ",".join(parts)
 
 
@@ -432,7 +436,7 @@ class ScenarioSpec:
         server_delay_ms: One-way delay between each server and the core, in ms.
         bottleneck_mbps: Rate of an optional wired bottleneck before the core; 0 = none.
         bottleneck_buffer_pkts: Buffer of that bottleneck, in packets (RED's limit).
-        bottleneck_queue: The bottleneck's queue: ``droptail`` or ``red`` (fast backend; RED's
+        bottleneck_queue: The bottleneck's queue: ``droptail`` or ``red`` (both backends; RED's
             thresholds, maximum probability and EWMA weight below, ns-3 RedQueueDisc's defaults,
             gentle).
         red_min_th_pkts: RED's minimum threshold of the average queue, packets.
@@ -687,6 +691,7 @@ class ScenarioSpec:
             f"--bottleneckMbps={self.bottleneck_mbps:g}",
             f"--bottleneckBufferPkts={self.bottleneck_buffer_pkts}",
             *bottleneck_ns3_args(self),
+            *red_ns3_args(self),
             f"--activeTimeoutMs={self.active_timeout_ms:g}",
             f"--xrcWindowTtis={self.xrc_window_ttis}",
             *self.router.ns3_args(),

@@ -14,7 +14,10 @@ The sizes: the bounded Pareto distribution on ``[L, H]`` (``H`` the cut-off) has
 90 % of 100 Mbit/s at one flow per 3.33 ms). A size is the sample rounded to whole packets
 (at least one).
 
-These parts run in the fast backend only; ``check_ns3_workload`` refuses them by field.
+RED and Pareto streams run on both backends (ns-3: ``RedQueueDisc``, ``--bottleneckQueue=red``;
+``cellgym-pareto-stream.h``, records through ``--flowLogPath``, read by
+``envs.ns3_flows.read_flow_log``); the wired last hop runs in the fast backend only and
+``check_ns3_workload`` refuses it by field.
 """
 
 from __future__ import annotations
@@ -62,23 +65,35 @@ def cell_field_owner(name: str, cell: Any) -> str:
 
 
 def check_ns3_workload(spec: Any) -> None:
-    """Refuse, by field, what only the fast backend runs: wired cells, RED, Pareto streams."""
+    """Refuse, by field, what only the fast backend runs: wired cells."""
     if spec.cell.type == "wired":
         raise SpecError(
             "scenario.cell.type='wired' does not run on the ns3 backend yet "
             "(fast backend only: docs/xcp-rcp-fct/README.md)"
         )
-    if spec.bottleneck_queue != "droptail":
-        raise SpecError(
-            f"scenario.bottleneck_queue={spec.bottleneck_queue!r} does not run on the ns3 "
-            "backend yet (fast backend only: docs/xcp-rcp-fct/README.md)"
-        )
-    for i, f in enumerate(spec.flows):
-        if f.traffic == "pareto":
-            raise SpecError(
-                f"scenario.flows[{i}].traffic='pareto' does not run on the ns3 backend yet "
-                "(fast backend only: docs/xcp-rcp-fct/README.md)"
-            )
+
+
+def pareto_tokens(flow: Any) -> list[str]:
+    """A ``pareto`` flow's items of the program's ``--flows`` (``cellgym-pareto-stream.h``)."""
+    return [
+        f"pareto_shape={flow.pareto_shape:g}",
+        f"pareto_mean_pkts={flow.pareto_mean_pkts:g}",
+        f"pareto_cutoff_pkts={flow.pareto_cutoff_pkts:g}",
+        f"pareto_iat_ms={flow.pareto_iat_ms:g}",
+    ]
+
+
+def red_ns3_args(spec: Any) -> list[str]:
+    """The ns-3 program's arguments of the bottleneck's queue discipline (RED's knobs)."""
+    if spec.bottleneck_queue != "red":
+        return []
+    return [
+        "--bottleneckQueue=red",
+        f"--redMinThPkts={spec.red_min_th_pkts:g}",
+        f"--redMaxThPkts={spec.red_max_th_pkts:g}",
+        f"--redMaxP={spec.red_max_p:g}",
+        f"--redWeight={spec.red_weight:g}",
+    ]
 
 
 # -- the truncated Pareto flow sizes ----------------------------------------------------------

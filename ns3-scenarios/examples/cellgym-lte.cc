@@ -6,6 +6,7 @@
 // observation columns and the action are specified in docs/scenario-contract.md.
 #include "cellgym-ack-loss.h"
 #include "cellgym-explicit-router.h"
+#include "cellgym-pareto-stream.h"
 #include "cellgym-radio-cell.h"
 #include "cellgym-sender-app.h"
 #include "cellgym-trace-link.h"
@@ -30,8 +31,10 @@
 #include <iomanip>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <set>
 #include <sstream>
+#include <tuple>
 #include <vector>
 
 using namespace ns3;
@@ -161,9 +164,9 @@ ParseFlows(const std::string& spec, uint32_t numUes)
             }
             else if (key == "traffic")
             {
-                if (value != "bulk" && value != "video" && value != "short")
+                if (value != "bulk" && value != "video" && value != "short" && value != "pareto")
                 {
-                    BadArg(where + key, value, "bulk, video, short");
+                    BadArg(where + key, value, "bulk, video, short, pareto");
                 }
                 f.traffic = value;
             }
@@ -200,13 +203,36 @@ ParseFlows(const std::string& spec, uint32_t numUes)
                 f.ssthreshSegments
                     = static_cast<uint32_t>(ParseUint(where + key, value, 0, 1'000'000));
             }
+            else if (key == "pareto_shape")
+            {
+                f.paretoShape = ParseDouble(where + key, value, 1.01, 10);
+            }
+            else if (key == "pareto_mean_pkts")
+            {
+                f.paretoMeanPkts = ParseDouble(where + key, value, 1, 1e6);
+            }
+            else if (key == "pareto_cutoff_pkts")
+            {
+                f.paretoCutoffPkts = ParseDouble(where + key, value, 1, 1e7);
+            }
+            else if (key == "pareto_iat_ms")
+            {
+                f.paretoIatMs = ParseDouble(where + key, value, 0.01, 1e6);
+            }
             else
             {
                 BadArg(where + key,
                        value,
                        "keys ue, cca, traffic, start, stop, delay_ms, size_bytes, "
-                       "video_rate_mbps, video_on_s, video_period_s, ssthresh_segments");
+                       "video_rate_mbps, video_on_s, video_period_s, ssthresh_segments, "
+                       "pareto_shape, pareto_mean_pkts, pareto_cutoff_pkts, pareto_iat_ms");
             }
+        }
+        if (f.traffic == "pareto" && f.paretoCutoffPkts <= f.paretoMeanPkts)
+        {
+            BadArg(where + "pareto_cutoff_pkts",
+                   std::to_string(f.paretoCutoffPkts),
+                   "a cut-off above pareto_mean_pkts");
         }
         if (f.traffic == "short" && f.sizeBytes == 0)
         {
@@ -621,6 +647,29 @@ OnBottleneckAck(WiredRouter* wr, Ptr<const Packet> p)
     }
 }
 
+/// Every period: the bottleneck's queue (queue disc and device) and RED's drops so far, as CSV
+/// (drop-tail: no queue disc, its drops are not counted here).
+void
+LogBottleneck(std::shared_ptr<std::ofstream> log,
+              Ptr<QueueDisc> qdisc,
+              Ptr<Queue<Packet>> device,
+              Time period)
+{
+    uint64_t early = 0;
+    uint64_t forced = 0;
+    uint32_t queued = device->GetNPackets();
+    if (qdisc)
+    {
+        const QueueDisc::Stats& st = qdisc->GetStats();
+        early = st.GetNDroppedPackets(RedQueueDisc::UNFORCED_DROP);
+        forced += st.GetNDroppedPackets(RedQueueDisc::FORCED_DROP)
+                  + st.GetNDroppedPackets(QueueDisc::INTERNAL_QUEUE_DROP);
+        queued += qdisc->GetNPackets();
+    }
+    *log << Simulator::Now().GetSeconds() << ',' << queued << ',' << early << ',' << forced << '\n';
+    Simulator::Schedule(period, &LogBottleneck, log, qdisc, device, period);
+}
+
 void
 OnSinkRx(Ptr<CellGymSenderApp> app, Ptr<const Packet> packet, const Address&)
 {
@@ -660,6 +709,13 @@ main(int argc, char* argv[])
         {"bottleneckMbps", "0"},
         {"bottleneckBufferPkts", "100"},
         {"bottleneckTrace", ""},
+        {"bottleneckQueue", "droptail"},
+        {"redMinThPkts", "5"},
+        {"redMaxThPkts", "15"},
+        {"redMaxP", "0.02"},
+        {"redWeight", "0.002"},
+        {"bottleneckLogPath", ""},
+        {"flowLogPath", ""},
         {"flows", "ue=0,cca=cubic"},
         {"activeTimeoutMs", "200"},
         {"xrcWindowTtis", "40"},
@@ -717,10 +773,25 @@ main(int argc, char* argv[])
         {"bottleneckTrace",
          "Mahimahi trace file: the bottleneck's delivery opportunities (one 1500-byte packet "
          "each, looped) instead of bottleneckMbps (empty: none)"},
+        {"bottleneckQueue",
+         "the bottleneck's queue: droptail, or red (ns-3's RedQueueDisc, gentle, limit "
+         "bottleneckBufferPkts; only with bottleneckMbps)"},
+        {"redMinThPkts", "RED: minimum threshold of the average queue, packets"},
+        {"redMaxThPkts", "RED: maximum threshold of the average queue, packets"},
+        {"redMaxP", "RED: drop probability at the maximum threshold (LInterm = 1 / redMaxP)"},
+        {"redWeight", "RED: EWMA weight of the average queue (QW)"},
+        {"bottleneckLogPath",
+         "write the bottleneck's queue every ms to this CSV file: t_s, queue_pkts (queue disc "
+         "and device), RED's early_drops and forced_drops (cumulative; 0 with drop-tail; "
+         "empty: none)"},
+        {"flowLogPath",
+         "write every finished pareto flow to this CSV file: cell, stream, slot, size_pkts, "
+         "arrival_ms, start_ms, done_ms, fct_s (empty: none)"},
         {"flows",
-         "';'-separated flows, each 'key=value,...': ue, cca, traffic (bulk, video, short), "
-         "start, stop, delay_ms, size_bytes, video_rate_mbps, video_on_s, video_period_s, "
-         "ssthresh_segments (docs/scenario-contract.md)"},
+         "';'-separated flows, each 'key=value,...': ue, cca, traffic (bulk, video, short, "
+         "pareto), start, stop, delay_ms, size_bytes, video_rate_mbps, video_on_s, "
+         "video_period_s, ssthresh_segments, pareto_shape, pareto_mean_pkts, "
+         "pareto_cutoff_pkts, pareto_iat_ms (docs/scenario-contract.md)"},
         {"activeTimeoutMs",
          "XRC agent: a flow is active while its packets arrive closer than this"},
         {"xrcWindowTtis", "XRC agent: capacity averaging window, TTIs"},
@@ -854,6 +925,20 @@ main(int argc, char* argv[])
             BadArg("bottleneckTrace", bottleneckTrace, "a Mahimahi trace file (" + error + ")");
         }
     }
+    const std::string bottleneckQueue = opt["bottleneckQueue"];
+    if (bottleneckQueue != "droptail" && bottleneckQueue != "red")
+    {
+        BadArg("bottleneckQueue", bottleneckQueue, "droptail, red");
+    }
+    if (bottleneckQueue == "red" && bottleneckMbps <= 0)
+    {
+        BadArg("bottleneckQueue", bottleneckQueue, "red only with --bottleneckMbps > 0");
+    }
+    const double redMinThPkts = doubleOpt("redMinThPkts", 0, 1e6);
+    const double redMaxThPkts = doubleOpt("redMaxThPkts", redMinThPkts, 1e6);
+    const double redMaxP = doubleOpt("redMaxP", 1e-6, 1);
+    const double redWeight = doubleOpt("redWeight", 1e-6, 1);
+    const std::string bottleneckLogPath = opt["bottleneckLogPath"];
     const std::string flowsSpec = opt["flows"];
     const double activeTimeoutMs = doubleOpt("activeTimeoutMs", 1, 1e6);
     const auto xrcWindowTtis = static_cast<uint32_t>(uintOpt("xrcWindowTtis", 1, 100'000));
@@ -959,9 +1044,12 @@ main(int argc, char* argv[])
     core.SetChannelAttribute("Delay", TimeValue(Seconds(0)));
     if (bottleneckMbps > 0)
     {
+        // Drop-tail: the device queue is the buffer. RED: the queue disc is, and the device
+        // holds the one packet being serialised.
+        const uint32_t devicePkts = bottleneckQueue == "red" ? 1 : bottleneckBufferPkts;
         core.SetQueue("ns3::DropTailQueue<Packet>",
                       "MaxSize",
-                      QueueSizeValue(QueueSize(std::to_string(bottleneckBufferPkts) + "p")));
+                      QueueSizeValue(QueueSize(std::to_string(devicePkts) + "p")));
     }
     NetDeviceContainer coreDevs = core.Install(router.Get(0), pgw);
     Ipv4AddressHelper addr;
@@ -972,6 +1060,49 @@ main(int argc, char* argv[])
         // The drop-tail device queue is the bottleneck's buffer: remove the queue disc that
         // address assignment put in front of it.
         TrafficControlHelper().Uninstall(coreDevs.Get(0));
+    }
+    Ptr<QueueDisc> redQueue;
+    if (bottleneckQueue == "red")
+    {
+        // RED (docs/xcp-rcp-fct/README.md): ns-3's RedQueueDisc with the scenario's
+        // thresholds, gentle, count-spread drops without RED's extra wait (as the fast model),
+        // 1500-byte mean packets, its idle decay at the link's rate.
+        TrafficControlHelper tch;
+        tch.SetRootQueueDisc("ns3::RedQueueDisc",
+                             "MaxSize",
+                             QueueSizeValue(QueueSize(std::to_string(bottleneckBufferPkts) + "p")),
+                             "MinTh",
+                             DoubleValue(redMinThPkts),
+                             "MaxTh",
+                             DoubleValue(redMaxThPkts),
+                             "LInterm",
+                             DoubleValue(1.0 / redMaxP),
+                             "QW",
+                             DoubleValue(redWeight),
+                             "Gentle",
+                             BooleanValue(true),
+                             "Wait",
+                             BooleanValue(false),
+                             "MeanPktSize",
+                             UintegerValue(1500),
+                             "LinkBandwidth",
+                             DataRateValue(DataRate(static_cast<uint64_t>(bottleneckMbps * 1e6))),
+                             "LinkDelay",
+                             TimeValue(Seconds(0)));
+        redQueue = tch.Install(coreDevs.Get(0)).Get(0);
+    }
+    if (!bottleneckLogPath.empty() && bottleneckMbps > 0)
+    {
+        auto log = std::make_shared<std::ofstream>(bottleneckLogPath);
+        if (!*log)
+        {
+            BadArg("bottleneckLogPath", bottleneckLogPath, "a writable file path");
+        }
+        *log << "t_s,queue_pkts,early_drops,forced_drops\n";
+        Ptr<Queue<Packet>> devQueue
+            = DynamicCast<PointToPointNetDevice>(coreDevs.Get(0))->GetQueue();
+        Simulator::Schedule(
+            MilliSeconds(1), &LogBottleneck, log, redQueue, devQueue, MilliSeconds(1));
     }
     if (!bottleneckTrace.empty())
     {
@@ -1036,9 +1167,10 @@ main(int argc, char* argv[])
             {
                 return capBytesPerMs;
             },
-            [bnQueue]()
+            [bnQueue, redQueue]()
             {
-                return static_cast<double>(bnQueue->GetNBytes());
+                const uint32_t qd = redQueue ? redQueue->GetNBytes() : 0;
+                return static_cast<double>(bnQueue->GetNBytes() + qd);
             });
         bnDev->TraceConnectWithoutContext("MacTx",
                                           MakeBoundCallback(&OnBottleneckTx, &wiredRouter));
@@ -1143,6 +1275,24 @@ main(int argc, char* argv[])
             });
     }
 
+    // -- Pareto flow streams: the pareto flows with the same ue, cca, delay and pareto_* values
+    // are the slots of one stream (cellgym-pareto-stream.h) --------------------------------------
+    std::vector<Ptr<CellGymParetoStream>> paretoStreams;
+    std::map<std::tuple<uint32_t, std::string, double, double, double, double, double>, uint32_t>
+        streamOf;
+    std::vector<double> streamFirstS;
+    std::shared_ptr<std::ofstream> flowLog;
+    if (!opt["flowLogPath"].empty())
+    {
+        flowLog = std::make_shared<std::ofstream>(opt["flowLogPath"]);
+        if (!*flowLog)
+        {
+            BadArg("flowLogPath", opt["flowLogPath"], "a writable file path");
+        }
+        *flowLog << "cell,stream,slot,size_pkts,arrival_ms,start_ms,done_ms,fct_s\n";
+        *flowLog << std::setprecision(10);
+    }
+
     // -- flows ------------------------------------------------------------------------------------
     std::vector<Ptr<CellGymAckLossModel>> ackLossModels;
     Ptr<UniformRandomVariable> startOffset = CreateObject<UniformRandomVariable>();
@@ -1188,7 +1338,36 @@ main(int argc, char* argv[])
         server->AddApplication(app);
         // A UE's attach and bearer set-up take tens of ms: data sent earlier is lost and the
         // SYN waits 3 s for its retry. Flows therefore start no earlier than kAttachS.
-        const double start = std::max(fc.startS, kAttachS) + startOffset->GetValue();
+        double start = std::max(fc.startS, kAttachS) + startOffset->GetValue();
+        if (fc.traffic == "pareto")
+        {
+            // A slot is ready at the stream's start; the arrivals are the randomness.
+            start = std::max(fc.startS, kAttachS);
+            const auto key = std::make_tuple(fc.ue,
+                                             fc.cca,
+                                             fc.delayMs,
+                                             fc.paretoShape,
+                                             fc.paretoMeanPkts,
+                                             fc.paretoCutoffPkts,
+                                             fc.paretoIatMs);
+            auto it = streamOf.find(key);
+            if (it == streamOf.end())
+            {
+                Ptr<CellGymParetoStream> ps = CreateObject<CellGymParetoStream>();
+                ps->Configure(static_cast<uint32_t>(paretoStreams.size()),
+                              fc.paretoShape,
+                              fc.paretoMeanPkts,
+                              fc.paretoCutoffPkts,
+                              fc.paretoIatMs);
+                stream += ps->AssignStreams(stream);
+                ps->SetLog(flowLog);
+                it = streamOf.emplace(key, static_cast<uint32_t>(paretoStreams.size())).first;
+                paretoStreams.push_back(ps);
+                streamFirstS.push_back(start);
+            }
+            paretoStreams[it->second]->AddSlot(app);
+            streamFirstS[it->second] = std::min(streamFirstS[it->second], start);
+        }
         app->SetStartTime(Seconds(start));
         if (fc.stopS >= 0)
         {
@@ -1293,6 +1472,11 @@ main(int argc, char* argv[])
         src->AddApplication(app);
         app->SetStartTime(Seconds(udpStartS));
         udpApps.push_back(app);
+    }
+
+    for (size_t i = 0; i < paretoStreams.size(); ++i)
+    {
+        paretoStreams[i]->Start(Seconds(streamFirstS[i]));
     }
 
     if (mobility == "random")

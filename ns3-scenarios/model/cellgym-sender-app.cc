@@ -2,6 +2,7 @@
 #include "cellgym-sender-app.h"
 
 #include "cellgym-explicit-tags.h"
+#include "cellgym-pareto-stream.h"
 #include "tcp-rcp.h"
 #include "tcp-xcp.h"
 #include "tcp-xcpr.h"
@@ -126,6 +127,24 @@ CellGymSenderApp::StartApplication()
 {
     m_running = true;
     m_startedAt = Simulator::Now();
+    if (m_stream)
+    {
+        // A pareto slot opens a connection per flow (BeginParetoFlow): take a waiting one.
+        m_stream->OnSlotFree(m_slot);
+        return;
+    }
+    OpenSocket();
+    m_unlimited = m_config.traffic == "bulk";
+    m_budgetBytes = m_config.traffic == "short" ? m_config.sizeBytes : 0;
+    if (m_config.traffic == "video")
+    {
+        VideoTick();
+    }
+}
+
+void
+CellGymSenderApp::OpenSocket()
+{
     m_socket = Socket::CreateSocket(GetNode(), TcpSocketFactory::GetTypeId());
     Ptr<TcpSocketBase> tcp = DynamicCast<TcpSocketBase>(m_socket);
     UintegerValue sndBuf;
@@ -185,13 +204,69 @@ CellGymSenderApp::StartApplication()
                                  MakeNullCallback<void, Ptr<Socket>>());
     m_socket->SetSendCallback(MakeCallback(&CellGymSenderApp::Send, this));
     m_socket->Connect(m_peer);
+}
 
-    m_unlimited = m_config.traffic == "bulk";
-    m_budgetBytes = m_config.traffic == "short" ? m_config.sizeBytes : 0;
-    if (m_config.traffic == "video")
+void
+CellGymSenderApp::SetParetoSlot(CellGymParetoStream* stream, uint32_t slot)
+{
+    m_stream = stream;
+    m_slot = slot;
+}
+
+bool
+CellGymSenderApp::ParetoReady() const
+{
+    return m_running;
+}
+
+uint32_t
+CellGymSenderApp::FlowId() const
+{
+    return m_config.flowId;
+}
+
+void
+CellGymSenderApp::BeginParetoFlow(uint64_t sizePkts)
+{
+    // A fresh connection: new congestion control state, handshake, initial window, no RTT
+    // estimate. The previous connection (closed, every byte acknowledged) no longer reports.
+    if (m_socket)
     {
-        VideoTick();
+        Ptr<TcpSocketBase> old = DynamicCast<TcpSocketBase>(m_socket);
+        old->TraceDisconnectWithoutContext("CongestionWindow",
+                                           MakeCallback(&CellGymSenderApp::OnCwnd, this));
+        old->TraceDisconnectWithoutContext("SlowStartThreshold",
+                                           MakeCallback(&CellGymSenderApp::OnSsThresh, this));
+        old->TraceDisconnectWithoutContext("BytesInFlight",
+                                           MakeCallback(&CellGymSenderApp::OnInFlight, this));
+        old->TraceDisconnectWithoutContext("LastRTT",
+                                           MakeCallback(&CellGymSenderApp::OnLastRtt, this));
+        old->TraceDisconnectWithoutContext("CongState",
+                                           MakeCallback(&CellGymSenderApp::OnCongState, this));
+        old->TraceDisconnectWithoutContext("PacingRate",
+                                           MakeCallback(&CellGymSenderApp::OnPacingRate, this));
+        old->TraceDisconnectWithoutContext("Retransmission",
+                                           MakeCallback(&CellGymSenderApp::OnRetx, this));
+        old->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
     }
+    m_cca = MakeCca(m_config.cca);
+    m_connected = false;
+    m_closed = false;
+    m_ackSeen = false;
+    m_cwnd = 0;
+    m_inFlight = 0;
+    m_segBytes = 0;
+    OpenSocket();
+    UintegerValue segSize;
+    m_socket->GetAttribute("SegmentSize", segSize);
+    m_flowBytes = sizePkts * segSize.Get(); // whole segments (XCP, RCP: after their header)
+    m_budgetBytes = m_flowBytes;
+    m_unlimited = false;
+    m_flowRx0 = m_rxTotal;
+    m_flowAcked = 0;
+    m_flowActive = true;
+    m_flowUnacked = true;
+    m_flowStart = Simulator::Now();
 }
 
 void
@@ -251,7 +326,7 @@ CellGymSenderApp::Send(Ptr<Socket> socket, uint32_t /* available */)
             m_budgetBytes -= sent;
         }
     }
-    if (m_config.traffic == "short" && m_budgetBytes == 0 && !m_closed)
+    if ((m_config.traffic == "short" || m_stream) && m_budgetBytes == 0 && !m_closed)
     {
         // The whole transfer is queued: TCP sends FIN once it has left.
         m_closed = true;
@@ -278,8 +353,12 @@ CellGymSenderApp::VideoTick()
 }
 
 void
-CellGymSenderApp::OnRx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase> /* s */)
+CellGymSenderApp::OnRx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase> s)
 {
+    if (m_stream && s != DynamicCast<TcpSocketBase>(m_socket))
+    {
+        return; // a pareto slot's previous connection
+    }
     // The socket's Rx trace fires before TCP processes the segment, so a TcpXrc sender sees the
     // feedback of this ACK when it reacts to it.
     XrcFeedbackTag tag;
@@ -322,6 +401,15 @@ CellGymSenderApp::OnRx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSoc
         {
             m_rttSumMs += m_rttLastMs;
             m_rttSamples += 1;
+        }
+    }
+    if (m_stream && m_ackSeen && ack > m_lastAck && m_flowUnacked)
+    {
+        m_flowAcked += static_cast<uint32_t>(ack - m_lastAck);
+        if (m_flowAcked >= m_flowBytes)
+        {
+            m_flowUnacked = false;
+            m_stream->OnSlotFree(m_slot);
         }
     }
     if (!m_ackSeen || ack > m_lastAck)
@@ -434,6 +522,11 @@ CellGymSenderApp::OnReceived(uint32_t bytes)
     {
         m_fctS = (Simulator::Now() - m_startedAt).GetSeconds();
     }
+    if (m_stream && m_flowActive && m_rxTotal - m_flowRx0 >= m_flowBytes)
+    {
+        m_flowActive = false;
+        m_fctS = m_stream->OnFlowDone(m_slot);
+    }
 }
 
 bool
@@ -460,7 +553,8 @@ CellGymSenderApp::TakeObservation(double* row)
     row[11] = m_lossEvents;
     row[12] = m_retx;
     row[13] = pacing ? m_pacingMbps : 0.0;
-    row[14] = (m_running && !Finished()) ? 1.0 : 0.0;
+    row[14] = m_stream ? (m_flowActive || m_flowUnacked ? 1.0 : 0.0)
+                       : ((m_running && !Finished()) ? 1.0 : 0.0);
     row[16] = static_cast<double>(m_sentBytes);
     row[17] = m_fctS;
     m_rttSumMs = 0;

@@ -23,19 +23,25 @@ class TcpSocketBase;
 /// @brief What one flow sends and how (one item of `--flows`).
 struct CellGymFlowConfig
 {
-    uint32_t flowId{0};           //!< index in the scenario
-    uint32_t ue{0};               //!< receiving UE's index
-    std::string cca{"cubic"};     //!< congestion control name (see CellGymSenderApp::MakeCca)
-    std::string traffic{"bulk"};  //!< bulk, video or short
-    double startS{0};             //!< start time, s (before the random offset)
-    double stopS{-1};             //!< stop time, s (-1: never)
-    double delayMs{0};            //!< extra one-way delay of the server link, ms
-    uint64_t sizeBytes{0};        //!< transfer size of a short flow, bytes
-    double videoRateMbps{17};     //!< sending rate of a video flow while ON, Mbit/s
-    double videoOnS{2};           //!< ON time per period, s
-    double videoPeriodS{10};      //!< period, s
-    uint32_t ssthreshSegments{0}; //!< initial ssthresh, segments (0: ns-3's default)
+    uint32_t flowId{0};             //!< index in the scenario
+    uint32_t ue{0};                 //!< receiving UE's index
+    std::string cca{"cubic"};       //!< congestion control name (see CellGymSenderApp::MakeCca)
+    std::string traffic{"bulk"};    //!< bulk, video or short
+    double startS{0};               //!< start time, s (before the random offset)
+    double stopS{-1};               //!< stop time, s (-1: never)
+    double delayMs{0};              //!< extra one-way delay of the server link, ms
+    uint64_t sizeBytes{0};          //!< transfer size of a short flow, bytes
+    double videoRateMbps{17};       //!< sending rate of a video flow while ON, Mbit/s
+    double videoOnS{2};             //!< ON time per period, s
+    double videoPeriodS{10};        //!< period, s
+    uint32_t ssthreshSegments{0};   //!< initial ssthresh, segments (0: ns-3's default)
+    double paretoShape{1.2};        //!< pareto: shape of the bounded Pareto sizes
+    double paretoMeanPkts{25};      //!< pareto: mean size, packets
+    double paretoCutoffPkts{40000}; //!< pareto: largest size, packets
+    double paretoIatMs{3.33};       //!< pareto: mean inter-arrival time, ms
 };
+
+class CellGymParetoStream;
 
 /// @brief Number of per-flow observation columns (docs/scenario-contract.md).
 constexpr uint32_t kFlowFields = 18;
@@ -96,6 +102,25 @@ class CellGymSenderApp : public Application
      * @param row kFlowFields doubles; column 15 (the eNB's rate) is left to the caller
      */
     void TakeObservation(double* row);
+
+    /**
+     * @brief Make this sender a slot of a Pareto flow stream (`traffic: pareto`).
+     * @param stream the stream
+     * @param slot the slot's index in it
+     */
+    void SetParetoSlot(CellGymParetoStream* stream, uint32_t slot);
+
+    /// @return true when a pareto slot has started and may take a flow
+    bool ParetoReady() const;
+
+    /// @return the flow's index in the scenario
+    uint32_t FlowId() const;
+
+    /**
+     * @brief A pareto slot takes a flow: a fresh connection sends sizePkts whole segments.
+     * @param sizePkts the flow's size, packets
+     */
+    void BeginParetoFlow(uint64_t sizePkts);
 
   protected:
     void DoDispose() override;
@@ -205,6 +230,9 @@ class CellGymSenderApp : public Application
     /// @return true once a finite flow's last byte has been received
     bool Finished() const;
 
+    /// @brief Create the socket, wire its traces and congestion control, connect.
+    void OpenSocket();
+
     CellGymFlowConfig m_config;  //!< the flow
     Address m_peer;              //!< receiver
     Ptr<Socket> m_socket;        //!< the TCP socket
@@ -233,7 +261,17 @@ class CellGymSenderApp : public Application
     bool m_ackSeen{false};      //!< an ACK arrived
     bool m_rttChanged{false};   //!< LastRTT fired since the previous ACK
     uint64_t m_rxTotal{0};      //!< bytes received by the UE in all
-    double m_fctS{-1};          //!< completion time of a finite flow
+    double m_fctS{-1};          //!< completion time of a finite flow (pareto: the latest)
+
+    // A slot of a Pareto flow stream.
+    CellGymParetoStream* m_stream{nullptr}; //!< the stream (nullptr: not pareto)
+    uint32_t m_slot{0};                     //!< the slot's index in the stream
+    bool m_flowActive{false};               //!< a flow is on the slot, not yet received
+    bool m_flowUnacked{false};              //!< the flow's sender waits for ACKs
+    uint64_t m_flowBytes{0};                //!< its size, bytes
+    uint64_t m_flowRx0{0};                  //!< m_rxTotal when it started
+    uint64_t m_flowAcked{0};                //!< its bytes acknowledged
+    Time m_flowStart;                       //!< its start
 
     // Counters of the current step.
     double m_rttSumMs{0};     //!< sum of RTT samples
