@@ -80,7 +80,7 @@ def _udp_tick(b, t, p, bnp, bqs, bq, rng):
     sent = 0
     while credit >= w:
         credit -= w
-        _bn_push(b, -1, 0, t, False, t, bnp, bqs, bq)
+        _bn_push(b, -1, 0, t, False, t, bnp, bqs, bq, rng)
         sent += 1
     bqs[b, BS_UDP_CREDIT] = credit
     if sent > 0 and p[P_ROUTER + RP_KIND] != ROUTER_NONE:
