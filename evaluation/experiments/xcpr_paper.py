@@ -397,8 +397,8 @@ The paper's findings, and where ours agree:
   timeout the one-segment window needs the one ACK that carries the large feedback, and when it is
   lost the sender waits for the next retransmission timeout; with three flows one flow stays
   inactive for about 4 s. Ours agrees for one flow with the 300-packet buffer: the time in
-  recovery after timeouts more than doubles and the utilisation of the halved capacity drops
-  (the lines above). Three flows do not time out here, so the three-flow stall of Fig. 6 does not
+  recovery after timeouts grows and the utilisation of the halved capacity drops (the lines
+  above). Three flows do not time out here, so the three-flow stall of Fig. 6 does not
   appear.
 - **XCP-r (Sec. IV-A, Figs. 9, 10)**: without loss the paper's XCP-r behaves as XCP, and so does
   ours (the rows agree within the seeds' spread). With 30 % ACK loss the paper's XCP-r has a much
