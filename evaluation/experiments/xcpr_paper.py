@@ -428,6 +428,10 @@ The paper's findings, and where ours agree:
   except when the window is small (after a timeout), which is where the paper's effect lives.
 - **The XCP-r receiver reads the router's feedback by time** (envs/fastsim/xcpr_receiver.py), not
   from a header field carried with the packet; the sums are the same.
+- **Start**: XCP has no slow start; its first feedback takes the window from 10 segments towards
+  the 1,700-segment BDP within a few RTTs, which overflows the 300-packet buffer: the losses and
+  oscillation of the first seconds in those figures. The paper's flows start before its plots'
+  interesting part; the summaries count from 1 s.
 - **Timeout**: the fast model's retransmission timer (minimum 200 ms, as ns-3) and its loss
   recovery; the paper's XCP (ns-2, on top of TCP) had its own.
 
