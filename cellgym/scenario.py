@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cellgym.path_extras import check_path_extras, check_path_extras_ns3
 from cellgym.paths import SCENARIO_CONFIGS
 from cellgym.traces.spec import (
     bottleneck_ns3_args,
@@ -37,7 +38,6 @@ from cellgym.vocab import (
     CCAS,
     CELL_TYPES,
     CHANNEL_SOURCES,
-    FAST_ONLY_CCAS,
     LTE_BANDWIDTHS_RBS,
     MOBILITY_MODES,
     NR_BANDWIDTHS_MHZ,
@@ -50,7 +50,6 @@ from cellgym.vocab import (
     NR_SCHEDULERS,
     TRACE_SOURCES,
     TRAFFIC_TYPES,
-    UDP_PERIODS,
     SpecError,
     check_choice,
     check_field_types,
@@ -407,15 +406,7 @@ class ScenarioSpec:
         active_timeout_ms: XRC agent: a flow is active while its packets arrive less than
             this apart, in ms.
         xrc_window_ttis: XRC agent: capacity averaging window, in TTIs.
-        ack_loss: Probability that an ACK is lost on the reverse path between the bottleneck and
-            the server, each independently, in [0, 1) (fast backend; ``envs/fastsim/ack_loss.py``).
-        udp_sources: ON/OFF UDP sources sharing the wired bottleneck (0 to 256; fast backend,
-            needs ``bottleneck_mbps`` or ``bottleneck_trace``; ``envs/fastsim/cross_traffic.py``).
-        udp_rate_mbps: Rate of each UDP source while on, Mbit/s.
-        udp_on_s: On period of each source, s (the mean when ``udp_periods`` is exponential).
-        udp_off_s: Off period of each source, s (likewise).
-        udp_periods: ``fixed`` (all sources switch together) or ``exponential`` (drawn per source).
-        udp_start_s: The sources start, on, at this time, s.
+        ack_loss, udp_*: ACK loss and ON/OFF UDP sources (fast only: ``cellgym.path_extras``).
         flows: The flows (1 to ``MAX_FLOWS``, 256).
     """
 
@@ -481,19 +472,7 @@ class ScenarioSpec:
         check_scenario_traces(self)
         check_range("scenario.active_timeout_ms", self.active_timeout_ms, 1.0, 100_000.0)
         check_range("scenario.xrc_window_ttis", self.xrc_window_ttis, 1, 10_000)
-        if not 0.0 <= self.ack_loss < 1.0:
-            raise SpecError(f"scenario.ack_loss={self.ack_loss!r} is out of range: allowed [0, 1)")
-        check_range("scenario.udp_sources", self.udp_sources, 0, 256)
-        check_range("scenario.udp_rate_mbps", self.udp_rate_mbps, 0.0, 100_000.0)
-        check_range("scenario.udp_on_s", self.udp_on_s, 0.001, MAX_TIME_S)
-        check_range("scenario.udp_off_s", self.udp_off_s, 0.0, MAX_TIME_S)
-        check_choice("scenario.udp_periods", self.udp_periods, UDP_PERIODS)
-        check_range("scenario.udp_start_s", self.udp_start_s, 0.0, MAX_TIME_S)
-        if self.udp_sources > 0 and self.bottleneck_mbps <= 0 and not self.bottleneck_trace:
-            raise SpecError(
-                f"scenario.udp_sources={self.udp_sources} needs a wired bottleneck: allowed 0 "
-                "without bottleneck_mbps or bottleneck_trace"
-            )
+        check_path_extras(self)
         if not self.flows:
             raise SpecError("scenario.flows is empty: give at least one flow")
         if len(self.flows) > MAX_FLOWS:
@@ -591,22 +570,7 @@ class ScenarioSpec:
 
     def check_ns3(self) -> None:
         """Raise ``SpecError`` naming the flow's field if a flow's controller is fast-only."""
-        if self.ack_loss > 0:
-            raise SpecError(
-                f"scenario.ack_loss={self.ack_loss!r} does not run on the ns3 backend yet: "
-                "allowed 0 (fast backend only)"
-            )
-        if self.udp_sources > 0:
-            raise SpecError(
-                f"scenario.udp_sources={self.udp_sources} does not run on the ns3 backend yet: "
-                "allowed 0 (fast backend only)"
-            )
-        for i, f in enumerate(self.flows):
-            if f.cca in FAST_ONLY_CCAS:
-                raise SpecError(
-                    f"scenario.flows[{i}].cca={f.cca!r} does not run on the ns3 backend yet "
-                    "(fast backend only: docs/explicit-feedback.md)"
-                )
+        check_path_extras_ns3(self)  # the path's extras, then fast-only controllers
 
     def to_ns3_args(self, seed: int) -> list[str]:
         """Render the scenario program's arguments (without the program and port).

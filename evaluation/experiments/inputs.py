@@ -111,5 +111,6 @@ ZEUS: tuple[str, ...] = (
 XCPR_PAPER: tuple[str, ...] = (
     *COMMON,
     "envs/fastsim/**/*",
+    "cellgym/path_extras.py",
     "evaluation/experiments/xcpr_paper.py",
 )
