@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cellgym.path_extras import check_path_extras, check_path_extras_ns3, path_extras_ns3_args
 from cellgym.paths import SCENARIO_CONFIGS
 from cellgym.router_spec import RouterSpec
 from cellgym.traces.spec import (
@@ -38,8 +39,6 @@ from cellgym.vocab import (
     CCAS,
     CELL_TYPES,
     CHANNEL_SOURCES,
-    EXPLICIT_CCAS,
-    FAST_ONLY_CCAS,
     LTE_BANDWIDTHS_RBS,
     MOBILITY_MODES,
     NR_BANDWIDTHS_MHZ,
@@ -52,7 +51,6 @@ from cellgym.vocab import (
     NR_SCHEDULERS,
     TRACE_SOURCES,
     TRAFFIC_TYPES,
-    UDP_PERIODS,
     SpecError,
     check_choice,
     check_field_types,
@@ -454,17 +452,8 @@ class ScenarioSpec:
         xrc_window_ttis: XRC agent: capacity averaging window, in TTIs.
         router: The explicit-feedback router's knobs (``RouterSpec``: XCP's and RCP's alpha,
             beta, shuffling, update period), read by both backends.
-        ack_loss: Probability that an ACK is lost on the reverse path between the bottleneck and
-            the server, each independently, in [0, 1) (``envs/fastsim/ack_loss.py``; ns-3:
-            ``cellgym-ack-loss.h``).
-        udp_sources: ON/OFF UDP sources sharing the wired bottleneck (0 to 256; ns-3:
-            ``cellgym-udp-onoff.h``; needs ``bottleneck_mbps`` or ``bottleneck_trace``;
-            ``envs/fastsim/cross_traffic.py``).
-        udp_rate_mbps: Rate of each UDP source while on, Mbit/s.
-        udp_on_s: On period of each source, s (the mean when ``udp_periods`` is exponential).
-        udp_off_s: Off period of each source, s (likewise).
-        udp_periods: ``fixed`` (all sources switch together) or ``exponential`` (drawn per source).
-        udp_start_s: The sources start, on, at this time, s.
+        ack_loss, udp_*: ACK loss on the reverse path and ON/OFF UDP sources at the wired
+            bottleneck (``cellgym.path_extras``).
         flows: The flows (1 to ``MAX_FLOWS``, 256).
     """
 
@@ -541,19 +530,7 @@ class ScenarioSpec:
         check_range("scenario.active_timeout_ms", self.active_timeout_ms, 1.0, 100_000.0)
         check_range("scenario.xrc_window_ttis", self.xrc_window_ttis, 1, 10_000)
         self.router.validate("scenario.router")
-        if not 0.0 <= self.ack_loss < 1.0:
-            raise SpecError(f"scenario.ack_loss={self.ack_loss!r} is out of range: allowed [0, 1)")
-        check_range("scenario.udp_sources", self.udp_sources, 0, 256)
-        check_range("scenario.udp_rate_mbps", self.udp_rate_mbps, 0.0, 100_000.0)
-        check_range("scenario.udp_on_s", self.udp_on_s, 0.001, MAX_TIME_S)
-        check_range("scenario.udp_off_s", self.udp_off_s, 0.0, MAX_TIME_S)
-        check_choice("scenario.udp_periods", self.udp_periods, UDP_PERIODS)
-        check_range("scenario.udp_start_s", self.udp_start_s, 0.0, MAX_TIME_S)
-        if self.udp_sources > 0 and self.bottleneck_mbps <= 0 and not self.bottleneck_trace:
-            raise SpecError(
-                f"scenario.udp_sources={self.udp_sources} needs a wired bottleneck: allowed 0 "
-                "without bottleneck_mbps or bottleneck_trace"
-            )
+        check_path_extras(self)
         if not self.flows:
             raise SpecError("scenario.flows is empty: give at least one flow")
         if len(self.flows) > MAX_FLOWS:
@@ -650,21 +627,9 @@ class ScenarioSpec:
         return dataclasses.replace(self, **changes)
 
     def check_ns3(self) -> None:
-        """Raise ``SpecError`` naming the field if a flow's controller or a part is fast-only."""
+        """Raise ``SpecError`` naming the field of what the ns-3 backend does not run."""
         check_ns3_workload(self)
-        for i, f in enumerate(self.flows):
-            if f.cca in FAST_ONLY_CCAS:
-                raise SpecError(
-                    f"scenario.flows[{i}].cca={f.cca!r} does not run on the ns3 backend yet "
-                    "(fast backend only: docs/explicit-feedback.md)"
-                )
-            kinds = {g.cca for g in self.flows if g.cca in EXPLICIT_CCAS}
-            if f.cca in kinds and len(kinds) > 1:
-                raise SpecError(
-                    f"scenario.flows[{i}].cca={f.cca!r}: XCP, XCP-r and RCP flows cannot share "
-                    "the bottleneck (one router kind per scenario): allowed all xcp, all xcpr or "
-                    "all rcp"
-                )
+        check_path_extras_ns3(self)
 
     def to_ns3_args(self, seed: int) -> list[str]:
         """Render the scenario program's arguments (without the program and port).
@@ -695,23 +660,9 @@ class ScenarioSpec:
             f"--activeTimeoutMs={self.active_timeout_ms:g}",
             f"--xrcWindowTtis={self.xrc_window_ttis}",
             *self.router.ns3_args(),
-            *self._reverse_and_udp_ns3_args(),
+            *path_extras_ns3_args(self),
             "--flows=" + ";".join(f.to_token() for f in self.flows),
         ]
-
-    def _reverse_and_udp_ns3_args(self) -> list[str]:
-        """ACK loss and ON/OFF UDP sources (docs/xcp-r.md "ns-3"); none when unused."""
-        out = [f"--ackLoss={self.ack_loss!r}"] if self.ack_loss > 0 else []
-        if self.udp_sources > 0:
-            out += [
-                f"--udpSources={self.udp_sources}",
-                f"--udpRateMbps={self.udp_rate_mbps!r}",
-                f"--udpOnS={self.udp_on_s!r}",
-                f"--udpOffS={self.udp_off_s!r}",
-                f"--udpPeriods={self.udp_periods}",
-                f"--udpStartS={self.udp_start_s!r}",
-            ]
-        return out
 
 
 def scenario_names() -> list[str]:

@@ -124,6 +124,7 @@ EXPLICIT_CELL: tuple[str, ...] = (
 XCPR_PAPER: tuple[str, ...] = (
     *COMMON,
     "envs/fastsim/**/*",
+    "cellgym/path_extras.py",
     "evaluation/experiments/xcpr_paper.py",
 )
 

@@ -146,7 +146,7 @@ REPORTS: tuple[Report, ...] = (
         "docs/xcp-r/numbers.json",
         "evaluation.experiments.xcpr_paper",
         inputs.XCPR_PAPER,
-        ("--out", "docs/xcp-r", "--seeds", "3"),
+        ("--out", "docs/xcp-r", "--seeds", "10"),
         optional=True,
     ),
     Report(

@@ -137,7 +137,7 @@ def test_xcp_adds_the_surviving_share_of_a_partly_lost_bunch():
     assert fx[0, 0, X_XCP_SEEN] == 3000.0
 
 
-def test_sender_ignores_windows_before_its_reset_and_during_fast_recovery():
+def test_sender_synchronises_with_its_resets_and_ignores_fast_recovery():
     fi, fx, fbr, rcv = _flow()
     fx[0, 0, X_CWND] = 20000.0
     # The header carries the reset count + 1.
@@ -149,12 +149,13 @@ def test_sender_ignores_windows_before_its_reset_and_during_fast_recovery():
     _xcpr_reset(fx, 0, 0)
     _xcpr_header(0, 0, 8, fx, fbr)
     assert fx[0, 0, X_XR_EPOCH] == 1.0 and fbr[0, 0, 8, FB_H_EPOCH] == 2.0
-    # An ACK computed before the receiver saw the reset (count 1) carries the old, large window.
+    # After a timeout an ACK of segments sent before it (count 1) still carries the receiver's
+    # unchanged cwnd': it applies (the paper's faster recovery).
     rcv[0, 0, 2, V_XR_CWND] = 40000
     rcv[0, 0, 2, V_XR_EPOCH] = 1
     _xcpr_window(0, 0, fi, fx, rcv, 2, SEG)
-    assert fx[0, 0, X_CWND] == SEG
-    # After the timeout (ST_LOSS) a synchronised ACK's window applies at once: 1448 + 50000.
+    assert fx[0, 0, X_CWND] == 40000.0
+    # A synchronised ACK's window (count 2): 1448 + 50000.
     rcv[0, 0, 2, V_XR_CWND] = 51448
     rcv[0, 0, 2, V_XR_EPOCH] = 2
     _xcpr_window(0, 0, fi, fx, rcv, 2, SEG)
@@ -164,7 +165,14 @@ def test_sender_ignores_windows_before_its_reset_and_during_fast_recovery():
     rcv[0, 0, 2, V_XR_CWND] = 90000
     _xcpr_window(0, 0, fi, fx, rcv, 2, SEG)
     assert fx[0, 0, X_CWND] == 51448.0
+    # Recovery ends: the sender sets ssthresh and resets (count 2, header 3). Outside a timeout an
+    # ACK computed before the reset (count 2) is ignored; a synchronised one (count 3) applies.
     fi[0, 0, I_CSTATE] = ST_OPEN
+    fx[0, 0, X_CWND] = 25000.0
+    _xcpr_reset(fx, 0, 0)
+    _xcpr_window(0, 0, fi, fx, rcv, 2, SEG)
+    assert fx[0, 0, X_CWND] == 25000.0
+    rcv[0, 0, 2, V_XR_EPOCH] = 3
     _xcpr_window(0, 0, fi, fx, rcv, 2, SEG)
     assert fx[0, 0, X_CWND] == 90000.0
 

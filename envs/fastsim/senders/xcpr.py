@@ -14,7 +14,8 @@ delays the sender's update. The sender's two changes (the paper's (i) and (ii)):
   header carries the count + 1, ``FB_H_EPOCH``): every segment sent after a reset carries it, so
   the receiver resynchronises on the first one that arrives whatever was lost before, and the
   sender ignores the windows of ACKs whose count is older (computed before the reset: "it must
-  synchronize with the receiver beforehand").
+  synchronize with the receiver beforehand"), except, after a timeout, those of the count just
+  before it (the receiver's unchanged cwnd', which the paper credits for XCP-r's recovery).
 
 During fast recovery the shared recovery (PRR) sets the window and the ACKs' windows are ignored,
 as XCP drops its feedback then; after a timeout (one segment, ``ST_LOSS``) the ACKs' windows
@@ -28,7 +29,7 @@ import math
 
 from numba import njit
 
-from envs.fastsim.codes import ST_RECOVERY
+from envs.fastsim.codes import ST_LOSS, ST_RECOVERY
 from envs.fastsim.state import (
     FB_H_CWND,
     FB_H_EPOCH,
@@ -56,8 +57,13 @@ def _xcpr_window(b, f, fi, fx, rcv, slot, seg):
     """ACKs arrive (the receiver's state at ``slot``): the window they carry becomes cwnd."""
     if fi[b, f, I_CSTATE] == ST_RECOVERY:
         return
-    if rcv[b, f, slot, V_XR_EPOCH] != int(fx[b, f, X_XR_EPOCH]) + 1:
-        return  # computed before the sender's latest reset: not synchronised yet
+    count = rcv[b, f, slot, V_XR_EPOCH]
+    current = int(fx[b, f, X_XR_EPOCH]) + 1
+    # After a timeout the receiver's cwnd' of before it still counts (the paper: "the next ACK
+    # will carry the correct value ... since cwnd' remains unchanged at the receiver side");
+    # otherwise only ACKs synchronised with the latest reset.
+    if count != current and not (fi[b, f, I_CSTATE] == ST_LOSS and count == current - 1):
+        return
     w = rcv[b, f, slot, V_XR_CWND]
     if w > 0:
         fx[b, f, X_CWND] = math.floor(min(max(float(w), seg), 4e9))
