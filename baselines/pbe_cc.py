@@ -39,7 +39,8 @@ class PbeCcPolicy(BaselinePolicy):
         max_change: The environment's ``max_change`` (action 1 multiplies by it).
         action_mode: The environment's ``action_mode``: ``rate`` or ``cwnd``.
         step_ms: The environment's step interval, in ms.
-        pacing_gain: Multiplier on the rate in the PBE mode.
+        pacing_gain: Multiplier on the rate in the PBE mode. ``fair_rate_mbps`` counts whole
+            PDCP packets (1502 bytes) and the pacing rate payload (1448): 0.96 ~ 1448 / 1502.
         cwnd_gain: Window = rate x RTT_min x this (``cwnd`` mode).
         margin_ms: RTT beyond what the rate explains before the fallback counts, in ms.
         hold_rtts: Min RTTs the unexplained delay must last before the fallback.
@@ -54,7 +55,7 @@ class PbeCcPolicy(BaselinePolicy):
         max_change: float = 2.0,
         action_mode: str = "rate",
         step_ms: float = 20.0,
-        pacing_gain: float = 1.0,
+        pacing_gain: float = 0.96,
         cwnd_gain: float = 1.25,
         margin_ms: float = 10.0,
         hold_rtts: float = 2.0,

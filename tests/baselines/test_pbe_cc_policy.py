@@ -28,7 +28,7 @@ def _step(rate=30.0, rtt_mean=45.0, inflight=150_000.0, delivered=10.0, pacing=3
 
 
 def test_paces_at_the_rate_falls_back_when_the_delay_is_unexplained_and_returns():
-    pol = PbeCcPolicy(max_change=2.0, step_ms=20.0, margin_ms=10.0, hold_rtts=2.0)
+    pol = PbeCcPolicy(max_change=2.0, step_ms=20.0, pacing_gain=1.0, margin_ms=10.0, hold_rtts=2.0)
     # No rate yet: hold the environment's initial pacing rate.
     assert pol.act(_step(rate=0.0, pacing=5.0)) == 0.0 and pol.mode == "start"
     # 30 Mbit/s = 3750 B/ms; 150,000 B in flight explain max(40, 150,000 / 3750) = 40 ms; the
@@ -63,7 +63,7 @@ def test_fallback_filter_forgets_old_deliveries():
 
 
 def test_window_mode_and_predict():
-    pol = PbeCcPolicy(max_change=2.0, action_mode="cwnd", cwnd_gain=1.25)
+    pol = PbeCcPolicy(max_change=2.0, action_mode="cwnd", pacing_gain=1.0, cwnd_gain=1.25)
     # 1.25 x 3750 B/ms x 40 ms = 187,500 B; from 100,000: log2(1.875) = 0.907.
     assert pol.target(_step()) == pytest.approx(187_500.0)
     pol.reset()
