@@ -252,6 +252,11 @@ class EnvStepper:
         reward: RewardSpec,
         flow_group: np.ndarray | None = None,
     ) -> None:
+        if cells.workload is not None:
+            raise SpecError(
+                "scenario.flows[i].traffic='pareto' runs through FastCellBatch.step only, not "
+                "the environments' one-call step: drive a FastCellBatch (docs/xcp-rcp-fct)"
+            )
         if flow_group is None:
             if reward.form == "zeus":
                 raise SpecError("reward.form='zeus' needs each flow's fairness group (flow_group)")

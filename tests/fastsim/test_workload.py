@@ -246,3 +246,19 @@ def test_pareto_small_flow_fct_is_handshake_plus_slow_start() -> None:
     small = rec[(rec["size_pkts"] <= 10) & (rec["start_ms"] == rec["arrival_ms"])]
     assert small.size > 5
     assert np.all((small["fct_s"] >= 0.150) & (small["fct_s"] <= 0.160))
+
+
+def test_environments_one_call_step_refuses_a_pareto_stream() -> None:
+    from cellgym.reward import RewardSpec
+    from envs.fastsim.single import EnvStepper
+
+    cells = FastCellBatch(FastSimParams.from_spec(_stream(2, 20.0)), 1)
+    with pytest.raises(SpecError, match=r"traffic='pareto'"):
+        EnvStepper(
+            cells,
+            action_mode="cwnd",
+            max_change=2.0,
+            flow=0,
+            flow_ue=np.zeros(2, dtype=np.int64),
+            reward=RewardSpec(),
+        )
