@@ -32,6 +32,7 @@ from envs.fastsim.codes import (
     XCPR_QUEUE_MS,
     cca_code,
 )
+from envs.fastsim.knobs import HARQ_NR_RANGES, check_knob_ranges
 from envs.fastsim.lte import (
     CQI_SINR_THRESHOLDS_DB,
     MCS_FOR_CQI,
@@ -320,44 +321,10 @@ class FastSimParams:
             cca_code(f.cca, f"scenario.flows[{i}].cca")  # SpecError if the fast model has none
         if self.spec.buffer_bdp is not None:  # Zeus buffer regime -> packets
             object.__setattr__(self, "spec", resolve_buffers(self.spec))
-        self._check_harq_and_nr()
+        check_knob_ranges(self, HARQ_NR_RANGES, "fastsim")
         explicit = self.spec.router.knobs() if self.explicit is None else self.explicit
         object.__setattr__(self, "explicit", check_router(explicit, self.spec))
         _ = self._bottleneck  # a bottleneck trace's file and content, checked now
-
-    def _check_harq_and_nr(self) -> None:
-        def bad(name: str, allowed: str) -> SpecError:
-            return SpecError(f"fastsim.{name}={getattr(self, name)!r}: allowed {allowed}")
-
-        if self.harq_rtt_ttis < 1:
-            raise bad("harq_rtt_ttis", "[1, inf)")
-        if not 1 <= self.harq_max_tx <= 8:
-            raise bad("harq_max_tx", "[1, 8]")
-        for name in ("harq_bler_retx", "nr_bler_target"):
-            if not 0.0 <= getattr(self, name) < 1.0:
-                raise bad(name, "[0, 1)")
-        if not 1 <= self.nr_harq_rtt_slots <= 64:
-            raise bad("nr_harq_rtt_slots", "[1, 64]")
-        if not 0.1 <= self.nr_shannon_alpha <= 1.0:
-            raise bad("nr_shannon_alpha", "[0.1, 1]")
-        if not 0 <= self.nr_ctrl_symbols <= 3:
-            raise bad("nr_ctrl_symbols", "[0, 3]")
-        if self.nr_dmrs_re not in (6, 12, 18, 24, 36, 48):
-            raise bad("nr_dmrs_re", "one of 6, 12, 18, 24, 36, 48")
-        if self.nr_xoverhead not in (0, 6, 12, 18):
-            raise bad("nr_xoverhead", "one of 0, 6, 12, 18")
-        if not 1 <= self.nr_layers <= 4:
-            raise bad("nr_layers", "[1, 4]")
-        if self.nr_block_loss_db < 0:
-            raise bad("nr_block_loss_db", "[0, inf)")
-        for name in ("nr_blocked_mean_ms", "nr_clear_mean_ms"):
-            if not getattr(self, name) >= 1.0:
-                raise bad(name, "[1, inf)")
-        for name in ("nr_air_dl_ms", "nr_air_ul_ms"):
-            if getattr(self, name) < 0:
-                raise bad(name, "[0, inf)")
-        if self.nr_ul_period_ms < 1:
-            raise bad("nr_ul_period_ms", "[1, inf)")
 
     # -- the cell type ------------------------------------------------------------------------
     @property

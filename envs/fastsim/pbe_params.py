@@ -8,12 +8,13 @@ flow runs ``pbecc`` (the monitor is skipped otherwise). docs/pbe-cc.md gives the
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
-from cellgym.vocab import SpecError, check_above, check_range
+from cellgym.vocab import check_above, check_range
 from envs.fastsim.codes import SENDER_MODEL_CODES, cca_code
+from envs.fastsim.knobs import knobs_from
 
 #: Slots the monitor's rings hold: the longest averaging window (``PbeKnobs.window_slots``).
 PB_RING = 32
@@ -77,14 +78,7 @@ class PbeKnobs:
 
 def pbe_knobs(value: PbeKnobs | Mapping | None) -> PbeKnobs:
     """``value`` as validated knobs (a mapping's keys must be ``PbeKnobs`` fields)."""
-    if isinstance(value, PbeKnobs):
-        return value
-    value = dict(value or {})
-    known = {f.name for f in fields(PbeKnobs)}
-    for key in value:
-        if key not in known:
-            raise SpecError(f"fastsim.pbe.{key} is not a knob: choose from {sorted(known)}")
-    return PbeKnobs(**value)
+    return knobs_from(PbeKnobs, value, "fastsim.pbe")
 
 
 def pbe_scalars(knobs: PbeKnobs, spec, slots_per_ms: int) -> np.ndarray:

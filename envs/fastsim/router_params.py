@@ -9,7 +9,7 @@ docs/explicit-feedback.md gives the equations.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -23,6 +23,7 @@ from envs.fastsim.codes import (
     XCP_HEADER_BYTES,
     cca_code,
 )
+from envs.fastsim.knobs import knobs_from
 
 # -- offsets from ``params.P_ROUTER`` -----------------------------------------------------------
 RP_KIND = 0  # codes.ROUTER_*: the bottleneck's router, or none
@@ -75,14 +76,7 @@ class RouterKnobs:
 
 def router_knobs(value: RouterKnobs | Mapping | None) -> RouterKnobs:
     """``value`` as validated knobs (a mapping's keys must be ``RouterKnobs`` fields)."""
-    if isinstance(value, RouterKnobs):
-        return value
-    value = dict(value or {})
-    known = {f.name for f in fields(RouterKnobs)}
-    for key in value:
-        if key not in known:
-            raise SpecError(f"fastsim.explicit.{key} is not a knob: choose from {sorted(known)}")
-    return RouterKnobs(**value)
+    return knobs_from(RouterKnobs, value, "fastsim.explicit")
 
 
 def check_router(value: RouterKnobs | Mapping | None, spec) -> RouterKnobs:

@@ -10,10 +10,10 @@ experiments run scenarios through the same rollout, session and bridge code, so 
 from __future__ import annotations
 
 #: Read by every report: the ns-3 scenario program's sources (cached and live ns-3 runs come from
-#: its binary), the core (scenario, records, metrics, reward, vocabulary, wire schema) and the
-#: ns-3 rollout path. Not this module: a report's own patterns are recorded with it, and a
-#: change to them shows as inputs added or removed, so declaring another report here changes
-#: none of the others.
+#: its binary), the core (scenario and its sections, records, metrics, reward, vocabulary, wire
+#: schema) and the ns-3 rollout path. Not this module: a report's own patterns are recorded with
+#: it, and a change to them shows as inputs added or removed, so declaring another report here
+#: changes none of the others.
 COMMON: tuple[str, ...] = (
     "ns3-scenarios/CMakeLists.txt",
     "ns3-scenarios/NS3-VERSION",
@@ -24,6 +24,11 @@ COMMON: tuple[str, ...] = (
     "cellgym/metrics.py",
     "cellgym/reward.py",
     "cellgym/scenario.py",
+    "cellgym/cell_spec.py",
+    "cellgym/path_extras.py",
+    "cellgym/router_spec.py",
+    "cellgym/traces/spec.py",
+    "cellgym/workload.py",
     "cellgym/seeding.py",
     "cellgym/vocab.py",
     "cellgym/proto/*.proto",
