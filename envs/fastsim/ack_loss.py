@@ -25,9 +25,8 @@ from __future__ import annotations
 
 from numba import njit
 
-from envs.fastsim.params import FC_CCA, FC_D_SRV_UP_MS, P_ACK_LOSS
+from envs.fastsim.params import FC_D_SRV_UP_MS, P_ACK_LOSS
 from envs.fastsim.rng import _rand
-from envs.fastsim.senders.dispatch import _sums_feedback
 from envs.fastsim.state import (
     FB_XCP,
     I_ACKS_DRAWN,
@@ -49,8 +48,12 @@ def _ack_survivors(n, loss, rng, b):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _ack_loss(b, f, t, p, fc, fi, fx, rng, fbr, v_acks):
-    """The reverse path's losses of the ACKs up to ``v_acks``; True when the sender sees none."""
+def _ack_loss(b, f, t, p, fc, fi, fx, rng, fbr, v_acks, sums_feedback):
+    """The reverse path's losses of the ACKs up to ``v_acks``; True when the sender sees none.
+
+    ``sums_feedback``: the sender sums the router's feedback off its ACKs (XCP), so the lost
+    ACKs' share is lost with them.
+    """
     fresh = v_acks - max(fi[b, f, I_ACKS_DRAWN], fi[b, f, I_SEEN_ACKS])
     if fresh <= 0:
         redraw = fx[b, f, X_ACK_REDRAW]
@@ -63,7 +66,7 @@ def _ack_loss(b, f, t, p, fc, fi, fx, rng, fbr, v_acks):
     fx[b, f, X_ACK_LOST] = 1.0 - kept / fresh
     if kept > 0:
         return False
-    if _sums_feedback(int(fc[f, FC_CCA])):
+    if sums_feedback:
         tf = t - int(fc[f, FC_D_SRV_UP_MS])
         if tf >= 0:
             fx[b, f, X_XCP_SEEN] = fbr[b, f, tf & (fbr.shape[2] - 1), FB_XCP]

@@ -45,7 +45,7 @@ from envs.fastsim.lte import (
 from envs.fastsim.pbe_params import PB_LEN, PbeKnobs, pbe_knobs, pbe_scalars
 from envs.fastsim.router_params import RP_LEN, RouterKnobs, check_router, router_scalars
 from envs.fastsim.tables_nr import H_UT_M, SCENARIO_TABLE
-from envs.fastsim.wired_params import wired_scalars
+from envs.fastsim.wired_params import wired_values
 
 #: MAC schedulers (``FastSimParams.scheduler``; codes in ``codes.SCHEDULER_CODES``).
 SCHEDULERS: tuple[str, ...] = tuple(SCHEDULER_CODES)
@@ -489,7 +489,10 @@ class FastSimParams:
         p[P_HARQ_BLER_RETX] = self.harq_bler_retx
         p[P_ROUTER : P_ROUTER + RP_LEN] = router_scalars(self.explicit, s)
         p[P_ACK_LOSS] = s.ack_loss
-        wired_scalars(p, s.cell)
+        wired = wired_values(s.cell)
+        if wired is not None:  # a wired last hop: no HARQ, no RLC/MAC headers
+            p[P_WIRED_BPMS], p[P_UPLINK] = wired
+            p[[P_HARQ_BLER, P_HARQ_BLER_RETX, P_TB_OVERHEAD_BYTES, P_SDU_OVERHEAD_BYTES]] = 0.0
         p[P_PBE : P_PBE + PB_LEN] = pbe_scalars(pbe_knobs(self.pbe), s, self.slots_per_ms)
         if self.is_nr:
             self._nr_scalars(p, n_prb)

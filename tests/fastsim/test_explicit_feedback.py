@@ -347,7 +347,7 @@ def test_parameters_validate_by_name_and_ns3_takes_xcp_and_rcp():
     for cca in ("xcp", "rcp"):
         ns3 = ScenarioSpec(flows=[FlowSpec(cca="cubic"), FlowSpec(cca=cca)])
         assert ns3.to_ns3_args(seed=1)[-1].endswith(f"ue=0,cca={cca},traffic=bulk,start=0")
-    with pytest.raises(SpecError, match=r"flows\[0\]\.cca='xcp': XCP and RCP flows cannot"):
+    with pytest.raises(SpecError, match=r"flows\[0\]\.cca='xcp': XCP, XCP-r and RCP flows cannot"):
         ScenarioSpec(
             bottleneck_mbps=10.0, flows=[FlowSpec(cca="xcp"), FlowSpec(cca="rcp")]
         ).to_ns3_args(seed=1)

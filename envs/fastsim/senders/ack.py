@@ -33,6 +33,7 @@ from envs.fastsim.senders.dispatch import (
     _on_receiver_window,
     _own_recovery,
     _ssthresh_on_loss,
+    _sums_feedback,
 )
 from envs.fastsim.senders.recovery import _loss_trigger, _prr_on_ack
 from envs.fastsim.state import (
@@ -90,7 +91,9 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
     new_acks = v_acks - fi[b, f, I_SEEN_ACKS]
     if new_acks <= 0:
         return
-    if p[P_ACK_LOSS] > 0 and _ack_loss(b, f, t, p, fc, fi, fx, rng, fbr, v_acks):
+    if p[P_ACK_LOSS] > 0 and _ack_loss(
+        b, f, t, p, fc, fi, fx, rng, fbr, v_acks, _sums_feedback(int(fc[f, FC_CCA]))
+    ):
         return  # every new ACK lost on the reverse path (``ack_loss.py``)
     v_cum = rcv[b, f, slot, V_CUM]
     v_high = rcv[b, f, slot, V_HIGH]
