@@ -84,6 +84,27 @@ def export(ref: str, into: Path) -> Path:
     return into / "tree"
 
 
+def side_by_side(base: Path, rounds: int, seconds: float) -> list[tuple]:
+    """``SCENARIOS`` at 1 and 64 cells, this tree against ``base`` in alternating rounds; print
+    each ratio as it comes and the table; return its rows."""
+    rows = []
+    for name, (cca, n, mbps) in SCENARIOS.items():
+        for cells in (1, 64):
+            ours, theirs = [], []
+            for _ in range(rounds):
+                theirs.append(rate(base, cca, n, mbps, cells, seconds))
+                ours.append(rate(ROOT, cca, n, mbps, cells, seconds))
+            a, b = statistics.median(ours), statistics.median(theirs)
+            rows.append((name, cells, b, a, a / b))
+            print(f"{name}, {cells} cells: baseline {b:,.0f}, this tree {a:,.0f}, "
+                  f"ratio {a / b:.3f}", flush=True)  # fmt: skip
+    print("\n| scenario | cells | baseline cell steps/s | this tree | this / baseline |")
+    print("|---|---|---|---|---|")
+    for name, cells, b, a, r in rows:
+        print(f"| {name} | {cells} | {b:,.0f} | {a:,.0f} | {r:.3f} |")
+    return rows
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--baseline", default="main", help="git ref without the router (main)")
@@ -93,21 +114,7 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         base = export(args.baseline, Path(tmp))
         print(f"baseline {args.baseline} in {base} (its kernels compile on first use)")
-        rows = []
-        for name, (cca, n, mbps) in SCENARIOS.items():
-            for cells in (1, 64):
-                ours, theirs = [], []
-                for _ in range(args.rounds):
-                    theirs.append(rate(base, cca, n, mbps, cells, args.seconds))
-                    ours.append(rate(ROOT, cca, n, mbps, cells, args.seconds))
-                a, b = statistics.median(ours), statistics.median(theirs)
-                rows.append((name, cells, b, a, a / b))
-                print(f"{name}, {cells} cells: baseline {b:,.0f}, this tree {a:,.0f}, "
-                      f"ratio {a / b:.3f}", flush=True)  # fmt: skip
-    print("\n| scenario | cells | baseline cell steps/s | this tree | this / baseline |")
-    print("|---|---|---|---|---|")
-    for name, cells, b, a, r in rows:
-        print(f"| {name} | {cells} | {b:,.0f} | {a:,.0f} | {r:.3f} |")
+        side_by_side(base, args.rounds, args.seconds)
     print("\nThis tree, the controllers' own cost (4 flows, 1 cell):")
     cubic = statistics.median(rate(ROOT, "cubic", 4, 0.0, 1, args.seconds) for _ in range(2))
     for name, (cca, n, mbps) in ROUTED.items():

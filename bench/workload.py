@@ -25,7 +25,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from explicit_feedback import ROOT, SCENARIOS, export, rate  # noqa: E402
+from explicit_feedback import ROOT, export, side_by_side  # noqa: E402
 
 OWN = r"""
 import json, sys, time
@@ -69,24 +69,10 @@ def main() -> None:
     ap.add_argument("--seconds", type=float, default=2.0, help="CPU s per measurement")
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds (medians)")
     args = ap.parse_args()
-    rows = []
     with tempfile.TemporaryDirectory() as tmp:
         base = export(args.baseline, Path(tmp))
         print(f"baseline {args.baseline} in {base} (its kernels compile on first use)")
-        for name, (cca, n, mbps) in SCENARIOS.items():
-            for cells in (1, 64):
-                ours, theirs = [], []
-                for _ in range(args.rounds):
-                    theirs.append(rate(base, cca, n, mbps, cells, args.seconds))
-                    ours.append(rate(ROOT, cca, n, mbps, cells, args.seconds))
-                a, b = statistics.median(ours), statistics.median(theirs)
-                rows.append((name, cells, b, a, a / b))
-                print(f"{name}, {cells} cells: baseline {b:,.0f}, this tree {a:,.0f}, "
-                      f"ratio {a / b:.3f}", flush=True)  # fmt: skip
-    print("\n| scenario | cells | baseline cell steps/s | this tree | this / baseline |")
-    print("|---|---|---|---|---|")
-    for name, cells, b, a, r in rows:
-        print(f"| {name} | {cells} | {b:,.0f} | {a:,.0f} | {r:.3f} |")
+        side_by_side(base, args.rounds, args.seconds)
     print("\nThis tree, simulated s per CPU s (1 cell, 20 ms steps; section 5.1: 10 ms steps):")
     for label, which in (
         ("1 CUBIC flow, wired dumbbell, drop-tail", "droptail"),
