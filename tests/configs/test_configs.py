@@ -162,7 +162,7 @@ def test_train_typo_or_wrong_type_fails_at_composition_naming_the_field(override
         ("scenario.cell.rbs=42", "scenario.cell.rbs=42 is not allowed"),
         ("eval_seeds=[-1]", r"eval_seeds\[0\]=-1 is out of range: allowed \[0, 4294967295\]"),
         ("eval.seeds=[1,-2]", r"eval.seeds\[1\]=-2 is out of range"),
-        ("+scenario.foo=1", "scenario.foo is not an option of scenario: allowed active_timeout_ms"),
+        ("+scenario.foo=1", "scenario.foo is not an option of scenario: allowed ack_loss, active"),
         ("+agent.n_stepz=8", "agent.n_stepz is not an option of agent: allowed algo"),
         ("+scenario.cell.numerlogy=1", "scenario.cell.numerlogy is not an option"),
         ("+scenario.flows.0.colour=1", r"scenario.flows\[0\].colour is not an option"),
