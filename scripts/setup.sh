@@ -66,3 +66,7 @@ if ! cmake --build build/ns3 -j"$(nproc)" > build/ns3/last-build.log 2>&1; then
   echo "[setup] the ns-3 scenario build failed (full log: build/ns3/last-build.log)" >&2
   exit 1
 fi
+
+# The fast simulator's kernels, compiled into numba's cache once per version of their sources
+# (minutes when cold; seconds to check after).
+.venv/bin/python -m envs.warm_kernels
