@@ -159,10 +159,14 @@ def _registry() -> dict[str, Controller]:
     out["pbecc"] = Controller(
         name="pbecc",
         kind="native",
-        backends=("fast",),
+        backends=BACKENDS,
         summary="PBE-CC: paces at the rate the UE measures from the cell's allocations (its "
         "share of the idle and fair capacity); BBR-like behind an Internet bottleneck",
-        code={"fast": "envs/fastsim/senders/pbecc.py"},
+        code={
+            "ns3": "ns3-scenarios/model/tcp-pbe.cc",
+            "fast": "envs/fastsim/senders/pbecc.py",
+        },
+        ns3_type="ns3::TcpPbe",
         fast_model="pbecc",
     )
     out["xrc_policy"] = Controller(

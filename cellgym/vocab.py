@@ -74,8 +74,8 @@ EXPLICIT_CCAS: tuple[str, ...] = ("xcp", "rcp", "xcpr")
 #: Endpoint-measured explicit rate (docs/pbe-cc.md): PBE-CC's UE reads the cell's allocations.
 PBE_CCAS: tuple[str, ...] = ("pbecc",)
 NATIVE_CCAS: tuple[str, ...] = (*NS3_TCPS, "xrc", *EXPLICIT_CCAS, *PBE_CCAS)
-#: Native congestion controls only the fast backend runs so far (ns-3 refuses them by field).
-FAST_ONLY_CCAS: tuple[str, ...] = PBE_CCAS
+#: Native congestion controls only the fast backend runs (ns-3 refuses them by field): none now.
+FAST_ONLY_CCAS: tuple[str, ...] = ()
 #: The value of ``FlowSpec.cca`` for the flow a Python policy drives.
 AGENT_CCA = "agent"
 #: Every value of ``FlowSpec.cca``.

@@ -7,6 +7,7 @@
 #include "cellgym-ack-loss.h"
 #include "cellgym-explicit-router.h"
 #include "cellgym-pareto-stream.h"
+#include "cellgym-pbe-monitor.h"
 #include "cellgym-radio-cell.h"
 #include "cellgym-sender-app.h"
 #include "cellgym-trace-link.h"
@@ -1236,7 +1237,7 @@ main(int argc, char* argv[])
                 });
             ueRouters.push_back(r);
         }
-        agent->SetPacketHooks(
+        agent->AddPacketHooks(
             [&ueRouters, ueOfFlow, &wiredRouter](uint32_t flow, double bytes, Ptr<const Packet> p)
             {
                 ExplicitHeaderTag hdr;
@@ -1426,6 +1427,73 @@ main(int argc, char* argv[])
                         }
                     }));
         }
+    }
+
+    // -- PBE-CC: every UE's monitor decodes the scheduler's allocations of each TTI (the XRC
+    // agent's view of them); the UE stamps its rate on the ACKs it sends, and the base station
+    // puts it on them as they leave for the server (cellgym-pbe-monitor.h) ---------------------
+    std::set<uint32_t> pbeFlows;
+    for (const auto& fc : flowConfigs)
+    {
+        if (fc.cca == "pbecc")
+        {
+            pbeFlows.insert(fc.flowId);
+        }
+    }
+    std::shared_ptr<CellGymPbeMonitor> pbeMonitor;
+    if (!pbeFlows.empty())
+    {
+        PbeMonitorKnobs pk;
+        pk.slotsPerMs = 1e-3 / cell.agent->GetTti().GetSeconds();
+        pbeMonitor = std::make_shared<CellGymPbeMonitor>(numUes, pk);
+        auto allocs = std::make_shared<std::vector<PbeSlotAllocation>>(numUes);
+        cell.agent->SetTtiHook(
+            [pbeMonitor, allocs](const std::vector<XrcEnbAgent::TtiAllocation>& tti, double usable)
+            {
+                for (size_t u = 0; u < tti.size(); ++u)
+                {
+                    (*allocs)[u] = PbeSlotAllocation{
+                        tti[u].newRbs, tti[u].newBytes, tti[u].retxRbs, tti[u].fullBytes};
+                }
+                pbeMonitor->OnSlot(*allocs, usable);
+            });
+        Ptr<XrcEnbAgent> agent = cell.agent;
+        for (uint32_t u = 0; u < numUes; ++u)
+        {
+            ueNodes.Get(u)->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext(
+                "SendOutgoing",
+                Callback<void, const Ipv4Header&, Ptr<const Packet>, uint32_t>(
+                    [pbeMonitor, agent, pbeFlows](
+                        const Ipv4Header& h, Ptr<const Packet> p, uint32_t)
+                    {
+                        TcpHeader tcp;
+                        if (h.GetProtocol() != 6 || p->PeekHeader(tcp) == 0
+                            || (tcp.GetFlags() & TcpHeader::ACK) == 0)
+                        {
+                            return;
+                        }
+                        const uint32_t flow = tcp.GetSourcePort() - kBasePort;
+                        if (pbeFlows.count(flow) > 0)
+                        {
+                            const double bps = pbeMonitor->FlowRateBps(
+                                agent->GetFlowUe(flow), agent->GetUeActiveFlows(flow));
+                            pbeMonitor->OnUeAck(flow, tcp.GetAckNumber().GetValue(), bps);
+                        }
+                    }));
+        }
+        agent->AddPacketHooks(
+            nullptr,
+            [pbeMonitor, pbeFlows](uint32_t flow, Ptr<const Packet> p)
+            {
+                TcpHeader tcp;
+                PbeRateTag tag;
+                if (pbeFlows.count(flow) > 0 && !p->PeekPacketTag(tag)
+                    && CellGymXcprPath::InnerTcp(p, tcp)
+                    && pbeMonitor->RateOfAck(flow, tcp.GetAckNumber().GetValue(), tag.rateBps))
+                {
+                    p->AddPacketTag(tag);
+                }
+            });
     }
 
     // -- ON/OFF UDP sources through the wired bottleneck, their sinks at the PGW (beyond it) ---

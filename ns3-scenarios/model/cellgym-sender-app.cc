@@ -3,6 +3,8 @@
 
 #include "cellgym-explicit-tags.h"
 #include "cellgym-pareto-stream.h"
+#include "cellgym-pbe-monitor.h"
+#include "tcp-pbe.h"
 #include "tcp-rcp.h"
 #include "tcp-xcp.h"
 #include "tcp-xcpr.h"
@@ -53,6 +55,7 @@ CcaTypes()
         {"xcp", "ns3::TcpXcp"},
         {"rcp", "ns3::TcpRcp"},
         {"xcpr", "ns3::TcpXcpr"},
+        {"pbecc", "ns3::TcpPbe"},
         {"agent", "ns3::CellGymAgentCongestionOps"},
     };
     return types;
@@ -172,8 +175,8 @@ CellGymSenderApp::OpenSocket()
                                     MakeCallback(&CellGymSenderApp::OnCongState, this));
     tcp->TraceConnectWithoutContext("PacingRate",
                                     MakeCallback(&CellGymSenderApp::OnPacingRate, this));
-    // BBR needs pacing (agent flows switch it on and off themselves, per command).
-    if (m_config.cca == "bbr")
+    // BBR and PBE-CC need pacing (agent flows switch it on and off themselves, per command).
+    if (m_config.cca == "bbr" || m_config.cca == "pbecc")
     {
         tcp->SetPacingStatus(true);
     }
@@ -374,6 +377,14 @@ CellGymSenderApp::OnRx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSoc
             xcpr->SetWindow(window.cwndBytes, window.epoch);
         }
     }
+    PbeRateTag pbe; // PBE-CC: the rate the UE stamped on this ACK
+    if (p->PeekPacketTag(pbe))
+    {
+        if (Ptr<TcpPbe> cca = DynamicCast<TcpPbe>(m_cca))
+        {
+            cca->SetRate(pbe.rateBps);
+        }
+    }
     ExplicitFeedbackTag explicitTag;
     if (p->PeekPacketTag(explicitTag))
     {
@@ -538,7 +549,9 @@ CellGymSenderApp::Finished() const
 void
 CellGymSenderApp::TakeObservation(double* row)
 {
-    const bool pacing = m_pacingMbps > 0 && (m_config.cca == "bbr" || m_config.cca == "agent");
+    const bool pacing
+        = m_pacingMbps > 0
+          && (m_config.cca == "bbr" || m_config.cca == "pbecc" || m_config.cca == "agent");
     row[0] = m_fbRateMbps;
     row[1] = m_fbHolMs;
     row[2] = m_rttLastMs;

@@ -62,6 +62,7 @@ struct UeAgentState
     double ringSum{0};              //!< sum of the ring, bytes
     uint32_t newBytesTti{0};        //!< new-TB bytes in the current TTI
     uint32_t rbsTti{0};             //!< RBs of the UE's TBs in the current TTI
+    uint32_t retxRbsTti{0};         //!< ... of its HARQ retransmissions
     int lastMcs{-1};                //!< MCS of the UE's latest TB (-1: none yet)
     double holMs{0};                //!< latest RLC HoL delay
     double rlcBytes{0};             //!< latest RLC tx queue
@@ -98,10 +99,12 @@ struct XrcEnbAgent::Impl
     std::map<uint32_t, FlowAgentState> flows;  //!< flow id -> state
     std::map<uint32_t, uint32_t> serverToFlow; //!< server IPv4 -> flow id
     std::map<std::pair<uint32_t, uint16_t>, uint32_t> ueEndToFlow; //!< (UE IPv4, port) -> flow
-    std::set<const Object*> dropsConnected; //!< RLCs whose TxDrop trace is connected
-    Ptr<NetDevice> enbDevice;               //!< the eNB
-    XrcEnbAgent::DownlinkHook onDownlink;   //!< a router's view of the downlink packets
-    XrcEnbAgent::UplinkHook onUplink;       //!< a router's view of the uplink packets
+    std::set<const Object*> dropsConnected;            //!< RLCs whose TxDrop trace is connected
+    Ptr<NetDevice> enbDevice;                          //!< the eNB
+    std::vector<XrcEnbAgent::DownlinkHook> onDownlink; //!< routers' views of the downlink
+    std::vector<XrcEnbAgent::UplinkHook> onUplink;     //!< ... and of the uplink packets
+    XrcEnbAgent::TtiHook onTti;                        //!< a UE-side monitor of the TTIs
+    std::vector<XrcEnbAgent::TtiAllocation> ttiAllocs; //!< its argument, reused
 
     bool UeHasActiveFlow(uint32_t ue, Time now) const
     {
@@ -143,6 +146,19 @@ struct XrcEnbAgent::Impl
         }
         const uint32_t usable = radio.usableRbsNow ? radio.usableRbsNow() : radio.usableRbs;
         const double idle = used >= usable ? 0.0 : static_cast<double>(usable - used);
+        if (onTti)
+        {
+            ttiAllocs.resize(ues.size());
+            for (uint32_t u = 0; u < ues.size(); ++u)
+            {
+                const auto& s = ues[u];
+                ttiAllocs[u].newRbs = s.rbsTti - s.retxRbsTti;
+                ttiAllocs[u].newBytes = s.newBytesTti;
+                ttiAllocs[u].retxRbs = s.retxRbsTti;
+                ttiAllocs[u].fullBytes = radio.bytesOf(s.lastMcs, usable);
+            }
+            onTti(ttiAllocs, usable);
+        }
         for (uint32_t u = 0; u < ues.size(); ++u)
         {
             auto& s = ues[u];
@@ -157,6 +173,7 @@ struct XrcEnbAgent::Impl
             s.stepTtis += 1;
             s.newBytesTti = 0;
             s.rbsTti = 0;
+            s.retxRbsTti = 0;
         }
         Simulator::Schedule(radio.tti, &Impl::EndTti, this);
     }
@@ -172,7 +189,9 @@ struct XrcEnbAgent::Impl
         // A HARQ retransmission occupies RBs (they are not free) but carries no new capacity.
         if (occupiesRbs)
         {
-            s.rbsTti += radio.rbsOf(mcs, bytes);
+            const uint32_t rbs = radio.rbsOf(mcs, bytes);
+            s.rbsTti += rbs;
+            s.retxRbsTti += newData ? 0 : rbs;
         }
         if (!newData)
         {
@@ -311,11 +330,11 @@ struct XrcEnbAgent::Impl
         {
             flows[flow].lastArrival = Simulator::Now();
             flows[flow].seen = true;
-            if (onDownlink)
+            for (const auto& hook : onDownlink)
             {
-                onDownlink(static_cast<uint32_t>(flow),
-                           inner.GetPayloadSize() + inner.GetSerializedSize(),
-                           packet);
+                hook(static_cast<uint32_t>(flow),
+                     inner.GetPayloadSize() + inner.GetSerializedSize(),
+                     packet);
             }
         }
     }
@@ -352,9 +371,9 @@ struct XrcEnbAgent::Impl
         {
             packet->AddPacketTag(tag);
         }
-        if (onUplink)
+        for (const auto& hook : onUplink)
         {
-            onUplink(static_cast<uint32_t>(flow), packet);
+            hook(static_cast<uint32_t>(flow), packet);
         }
     }
 
@@ -552,10 +571,42 @@ XrcEnbAgent::GetRlcBytes(uint32_t ueIndex) const
 }
 
 void
-XrcEnbAgent::SetPacketHooks(DownlinkHook downlink, UplinkHook uplink)
+XrcEnbAgent::AddPacketHooks(DownlinkHook downlink, UplinkHook uplink)
 {
-    m_impl->onDownlink = std::move(downlink);
-    m_impl->onUplink = std::move(uplink);
+    if (downlink)
+    {
+        m_impl->onDownlink.push_back(std::move(downlink));
+    }
+    if (uplink)
+    {
+        m_impl->onUplink.push_back(std::move(uplink));
+    }
+}
+
+void
+XrcEnbAgent::SetTtiHook(TtiHook hook)
+{
+    m_impl->onTti = std::move(hook);
+}
+
+Time
+XrcEnbAgent::GetTti() const
+{
+    return m_impl->radio.tti;
+}
+
+uint32_t
+XrcEnbAgent::GetUeActiveFlows(uint32_t flowId) const
+{
+    const auto& f = m_impl->flows.at(flowId);
+    const Time now = Simulator::Now();
+    return m_impl->ActiveFlows(f.ue, now) + (f.IsActive(now, m_impl->activeTimeout) ? 0 : 1);
+}
+
+uint32_t
+XrcEnbAgent::GetFlowUe(uint32_t flowId) const
+{
+    return m_impl->flows.at(flowId).ue;
 }
 
 XrcUeStepStats

@@ -13,6 +13,7 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <vector>
 
 namespace ns3
 {
@@ -171,15 +172,41 @@ class XrcEnbAgent : public Object
     using UplinkHook = std::function<void(uint32_t, Ptr<const Packet>)>;
 
     /**
-     * @brief Let a router at the base station (XCP, RCP) see the flows' packets there.
+     * @brief Let a router at the base station (XCP, RCP) or PBE-CC's side channel see the flows'
+     * packets there (hooks add up; an empty one is skipped).
      * @param downlink called for every downlink packet of a registered flow as it arrives
      * @param uplink called for every uplink packet of a registered flow as it leaves, after
      *        the agent stamped it (a router stamps its own feedback on the ACKs here)
      */
-    void SetPacketHooks(DownlinkHook downlink, UplinkHook uplink);
+    void AddPacketHooks(DownlinkHook downlink, UplinkHook uplink);
 
     /// @return the UE's counters since the previous call, then restart them
     XrcUeStepStats TakeStepStats(uint32_t ueIndex);
+
+    /// What the scheduler gave one UE in a TTI (NR: slot), as its control messages say.
+    struct TtiAllocation
+    {
+        double newRbs{0};    //!< resource units of its new transport blocks
+        double newBytes{0};  //!< their bytes
+        double retxRbs{0};   //!< resource units of its HARQ retransmissions
+        double fullBytes{0}; //!< bytes all usable units would carry at its latest MCS
+    };
+
+    /// Called at the end of every TTI (NR: slot): every UE's allocation (AddUe order) and the
+    /// units the TTI offered.
+    using TtiHook = std::function<void(const std::vector<TtiAllocation>&, double usable)>;
+
+    /// @brief Let a UE-side monitor (PBE-CC's) decode every TTI's allocations.
+    void SetTtiHook(TtiHook hook);
+
+    /// @return the scheduling interval (LTE: the TTI; NR: the slot)
+    Time GetTti() const;
+
+    /// @return the active flows of the flow's UE, the flow itself counted
+    uint32_t GetUeActiveFlows(uint32_t flowId) const;
+
+    /// @return the UE index of a declared flow
+    uint32_t GetFlowUe(uint32_t flowId) const;
 
     /// @brief Set the capacity averaging window, in TTIs (NR: slots).
     void SetWindowTtis(uint32_t ttis);
