@@ -110,6 +110,9 @@ SCENARIOS: tuple[str, ...] = (
     "wired_bottleneck_xrc",
     "wired_bottleneck_xcp",
     "cell_rcp2",
+    "dumbbell_xcp4",
+    "chain_xcpr_ack_loss",
+    "cell_pbecc2",
 )
 #: The NR cell's rows (5G-LENA on ns-3), a table of their own (``--scenarios nr``, written to
 #: ``docs/calibration/nr/`` with fewer seeds and shorter runs: an NR cell simulates at about a
