@@ -1,4 +1,4 @@
-"""What XCP/RCP's router and PBE-CC's UE monitor cost scenarios without them: vs a baseline commit.
+"""What the explicit-feedback routers and PBE-CC's UE monitor cost others: vs a baseline commit.
 
     .venv/bin/python bench/explicit_feedback.py [--baseline main] [--seconds 2] [--rounds 3]
 
@@ -11,8 +11,8 @@ here and in the baseline commit (``git archive`` of ``--baseline`` into a tempor
 its kernels compile there first, which takes minutes), and prints the ratio: cell steps/s of
 this tree / the baseline's. Scenarios: one UE at 100 m, 50 RBs, one bulk CUBIC flow; 4 CUBIC
 flows; one CUBIC flow behind a 10 Mbit/s wired bottleneck. For scale it also times this tree's
-XCP, RCP and PBE-CC with 4 flows against 4 CUBIC flows. Rounds alternate the trees; figures are
-medians of CPU time (``time.process_time``: the machine is shared).
+XCP, RCP, XCP-r and PBE-CC with 4 flows against 4 CUBIC flows. Rounds alternate the trees;
+figures are medians of CPU time (``time.process_time``: the machine is shared).
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ SCENARIOS: dict[str, tuple[str, int, float]] = {
 ROUTED: dict[str, tuple[str, int, float]] = {
     "4 XCP flows": ("xcp", 4, 0.0),
     "4 RCP flows": ("rcp", 4, 0.0),
+    "4 XCP-r flows": ("xcpr", 4, 0.0),
     "4 PBE-CC flows": ("pbecc", 4, 0.0),
 }
 
