@@ -1,6 +1,7 @@
 """What the explicit-feedback routers and PBE-CC's UE monitor cost others: vs a baseline commit.
 
     .venv/bin/python bench/explicit_feedback.py [--baseline main] [--seconds 2] [--rounds 3]
+    .venv/bin/python bench/explicit_feedback.py --own-only   # the controllers' own cost only
 
 The router logic (``envs/fastsim/enb_agents/router.py``) runs only when a flow is XCP or RCP;
 what every other scenario pays is the branch that skips it, the per-packet arrival count and the
@@ -111,11 +112,15 @@ def main() -> None:
     ap.add_argument("--baseline", default="main", help="git ref without the router (main)")
     ap.add_argument("--seconds", type=float, default=2.0, help="CPU s per measurement")
     ap.add_argument("--rounds", type=int, default=3, help="alternating rounds (medians)")
+    ap.add_argument(
+        "--own-only", action="store_true", help="only the controllers' own cost (no baseline)"
+    )
     args = ap.parse_args()
-    with tempfile.TemporaryDirectory() as tmp:
-        base = export(args.baseline, Path(tmp))
-        print(f"baseline {args.baseline} in {base} (its kernels compile on first use)")
-        side_by_side(base, args.rounds, args.seconds)
+    if not args.own_only:
+        with tempfile.TemporaryDirectory() as tmp:
+            base = export(args.baseline, Path(tmp))
+            print(f"baseline {args.baseline} in {base} (its kernels compile on first use)")
+            side_by_side(base, args.rounds, args.seconds)
     print("\nThis tree, the controllers' own cost (4 flows, 1 cell):")
     cubic = statistics.median(rate(ROOT, "cubic", 4, 0.0, 1, args.seconds) for _ in range(2))
     for name, (cca, n, mbps) in ROUTED.items():
