@@ -13,7 +13,6 @@ flows' rates).
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import numpy as np
@@ -21,10 +20,10 @@ import pytest
 
 from cellgym.fields import FLOW, UE
 from cellgym.metrics import jain_index
-from cellgym.paths import ns3_build_dir
 from cellgym.scenario import FlowSpec, ScenarioSpec
 from cellgym.traces import generate, write_mahimahi
 from evaluation.rollouts import run_native
+from tests.ns3_scenarios.nr_build import nr_missing
 
 pytestmark = pytest.mark.ns3
 
@@ -32,17 +31,6 @@ LINK_MBPS = 10.0
 WINDOW_STEPS = 10  # 200 ms windows of 20 ms steps
 SECOND_START_S = 1.0
 SIM_S = 5.0
-
-
-def _nr_missing() -> str | None:
-    """Why the NR cell cannot run here (a build without 5G-LENA exits 4 with the reason)."""
-    program = ns3_build_dir() / "cellgym-lte"
-    if not program.is_file():
-        return None  # the ns3 tier as a whole is skipped by conftest.py
-    out = subprocess.run(
-        [str(program), "--cellType=nr", "--numerology=99"], capture_output=True, text=True
-    )
-    return out.stderr.strip() if out.returncode == 4 else None
 
 
 def _run(cca: str, where: str, tmp_path: Path) -> dict[str, np.ndarray]:
@@ -91,7 +79,7 @@ def _run(cca: str, where: str, tmp_path: Path) -> dict[str, np.ndarray]:
 @pytest.mark.parametrize("cca", ["xcp", "rcp"])
 @pytest.mark.parametrize("where", ["wired", "trace", "lte", "nr"])
 def test_two_flows_converge_to_fair_shares_with_a_near_empty_queue(cca, where, tmp_path):
-    if where == "nr" and (missing := _nr_missing()):
+    if where == "nr" and (missing := nr_missing()):
         pytest.skip(missing)
     r = _run(cca, where, tmp_path)
     # The second flow starts at 1 s (+ up to 0.1 s of jitter and its handshake): fair within

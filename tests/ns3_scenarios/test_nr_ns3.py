@@ -19,24 +19,14 @@ from cellgym.paths import ns3_build_dir
 from cellgym.scenario import ScenarioSpec
 from envs.contract import OBS
 from evaluation.rollouts import run_native
+from tests.ns3_scenarios.nr_build import nr_missing
 
 pytestmark = pytest.mark.ns3
 
 PROGRAM = ns3_build_dir() / "cellgym-lte"
 
 
-def _nr_missing() -> str | None:
-    """Why the NR cell cannot run here, or None. A bad NR option is refused with status 2 by a
-    build with 5G-LENA, and with status 4 and the reason by one without."""
-    if not PROGRAM.is_file():
-        return None  # the ns3 tier as a whole is skipped by conftest.py
-    out = subprocess.run(
-        [str(PROGRAM), "--cellType=nr", "--numerology=99"], capture_output=True, text=True
-    )
-    return out.stderr.strip() if out.returncode == 4 else None
-
-
-_MISSING = _nr_missing()
+_MISSING = nr_missing()
 if _MISSING:
     pytestmark = [pytest.mark.ns3, pytest.mark.skip(reason=_MISSING)]
 

@@ -10,16 +10,14 @@ base station; the wired queue is read off the RTT (its mean above the smallest, 
 
 from __future__ import annotations
 
-import subprocess
-
 import numpy as np
 import pytest
 
 from cellgym.fields import FLOW, UE
 from cellgym.metrics import jain_index
-from cellgym.paths import ns3_build_dir
 from cellgym.scenario import FlowSpec, ScenarioSpec
 from evaluation.rollouts import run_native
+from tests.ns3_scenarios.nr_build import nr_missing
 
 pytestmark = pytest.mark.ns3
 
@@ -78,7 +76,7 @@ def test_follows_a_capacity_drop_within_a_few_ttis_and_the_uplink_delay():
 def test_alone_in_a_cell_it_fills_the_capacity_with_a_short_rlc_queue(cell):
     kw: dict = {}
     if cell == "nr":
-        if (missing := _nr_missing()) is not None:
+        if (missing := nr_missing()) is not None:
             pytest.skip(missing)
         kw["cell"] = {"type": "nr", "numerology": 1, "bandwidth_mhz": 20.0, "los": "los"}
     spec = ScenarioSpec(sim_time_s=4.0, flows=[FlowSpec(cca="pbecc")], rlc_buffer_pkts=1000, **kw)
@@ -143,12 +141,3 @@ def test_behind_a_wired_bottleneck_the_bbr_like_fallback_takes_over():
     assert mbps > 0.85 * 10.0 * 1448 / PDU
     # BBR-like: the wire's queue stays a fraction of its 1,000-packet buffer.
     assert queue_pkts.mean() < 100
-
-
-def _nr_missing() -> str | None:
-    """Why the NR cell cannot run here (a build without 5G-LENA exits 4 with the reason)."""
-    program = ns3_build_dir() / "cellgym-lte"
-    out = subprocess.run(
-        [str(program), "--cellType=nr", "--numerology=99"], capture_output=True, text=True
-    )
-    return out.stderr.strip() if out.returncode == 4 else None
