@@ -18,7 +18,10 @@ its default arguments only when named with ``--only`` or ``--missing``.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
+import os
+import signal
 import subprocess
 import sys
 import time
@@ -29,6 +32,7 @@ from typing import Any
 
 from cellgym.paths import REPO_ROOT
 from cellgym.provenance import staleness
+from envs.bridge import _die_with_parent, _reap
 from evaluation.experiments import inputs
 
 
@@ -190,6 +194,45 @@ def to_regenerate(
     return out
 
 
+def run_command(cmd: Sequence[str], cwd: Path = REPO_ROOT, grace_s: float = 5.0) -> int:
+    """Run one report's command; return its exit status.
+
+    The command runs in its own process group, which dies with this process: SIGTERM or SIGINT
+    here ends the whole group (the experiment, its pool workers and, through their
+    ``PR_SET_PDEATHSIG``, their simulators; SIGKILL after ``grace_s``) and then exits with
+    128 + the signal, and the kernel kills the child if this process is killed outright.
+    """
+    proc = subprocess.Popen(list(cmd), cwd=cwd, start_new_session=True, preexec_fn=_die_with_parent)
+    stopped: list[tuple[int, float]] = []
+
+    def stop(signum: int, _frame: object) -> None:
+        # No waiting here: the handler may interrupt proc.wait, which holds the Popen's lock.
+        stopped.append((signum, time.monotonic()))
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGTERM)
+
+    previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
+    try:
+        while True:
+            try:
+                rc = proc.wait(timeout=0.5)
+                break
+            except subprocess.TimeoutExpired:
+                if stopped and time.monotonic() - stopped[0][1] > grace_s:
+                    with contextlib.suppress(ProcessLookupError, PermissionError):
+                        os.killpg(proc.pid, signal.SIGKILL)
+    finally:
+        for s, handler in previous.items():
+            signal.signal(s, handler)
+        _reap(proc, grace_s=grace_s)
+    if stopped:
+        # The group's other members (pool workers) may outlive the leader by a moment.
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(proc.pid, signal.SIGKILL)
+        raise SystemExit(128 + stopped[0][0])
+    return rc
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """List the reports' staleness, or regenerate them; return the exit status."""
     ap = argparse.ArgumentParser(
@@ -218,7 +261,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.dry_run:
             continue
         t0 = time.monotonic()
-        rc = subprocess.run(cmd, cwd=REPO_ROOT, check=False).returncode
+        rc = run_command(cmd)
         print(f"[reports] {r.name}: exit {rc} after {time.monotonic() - t0:.0f} s", flush=True)
         if rc != 0:
             failed.append(r.name)
