@@ -194,6 +194,12 @@ def to_regenerate(
     return out
 
 
+def _signal_group(pgid: int, sig: int) -> None:
+    """Send ``sig`` to a process group that may already be gone."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
 def run_command(cmd: Sequence[str], cwd: Path = REPO_ROOT, grace_s: float = 5.0) -> int:
     """Run one report's command; return its exit status.
 
@@ -208,8 +214,7 @@ def run_command(cmd: Sequence[str], cwd: Path = REPO_ROOT, grace_s: float = 5.0)
     def stop(signum: int, _frame: object) -> None:
         # No waiting here: the handler may interrupt proc.wait, which holds the Popen's lock.
         stopped.append((signum, time.monotonic()))
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGTERM)
+        _signal_group(proc.pid, signal.SIGTERM)
 
     previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
@@ -219,16 +224,14 @@ def run_command(cmd: Sequence[str], cwd: Path = REPO_ROOT, grace_s: float = 5.0)
                 break
             except subprocess.TimeoutExpired:
                 if stopped and time.monotonic() - stopped[0][1] > grace_s:
-                    with contextlib.suppress(ProcessLookupError, PermissionError):
-                        os.killpg(proc.pid, signal.SIGKILL)
+                    _signal_group(proc.pid, signal.SIGKILL)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
         _reap(proc, grace_s=grace_s)
     if stopped:
         # The group's other members (pool workers) may outlive the leader by a moment.
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
+        _signal_group(proc.pid, signal.SIGKILL)
         raise SystemExit(128 + stopped[0][0])
     return rc
 
