@@ -150,7 +150,7 @@ REPORTS: tuple[Report, ...] = (
         "docs/xcp-r/numbers.json",
         "evaluation.experiments.xcpr_paper",
         inputs.XCPR_PAPER,
-        ("--out", "docs/xcp-r", "--seeds", "10"),
+        ("--out", "docs/xcp-r", "--seeds", "10", "--jobs", "2"),
         optional=True,
     ),
     Report(
