@@ -34,6 +34,7 @@ import argparse
 import dataclasses
 import json
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
@@ -96,6 +97,15 @@ NS3_SEEDS = 5
 #: ns-2's minimum retransmission timeout (200 ms since 2004), the paper's simulator's; ns-3's
 #: (and the fast model's) is 1 s.
 NS2_MIN_RTO_MS = 200
+#: The paper's mechanism alone: the 200 Mbit/s link (a Mahimahi trace) stops for 1.5 s, longer
+#: than the 1 s minimum RTO, so the sender times out while its data waits in the paper's
+#: 1,000-packet buffer; the ACKs of that data arrive after the timeout. One flow, no UDP.
+OUTAGE_START_S = 5.0
+OUTAGE_END_S = 6.5
+OUTAGE_SIM_S = 12.0
+OUTAGE_NS3_SEEDS = 3
+#: Recovered: the first 100 ms step at this share of the link after the outage.
+OUTAGE_BACK = 0.8
 #: The segment the windows are counted in (the fast model's and ns-3's MSS).
 SEG_BYTES = 1448.0
 #: Bootstrap resamples of the seeds' mean (95 % percentile intervals).
@@ -142,6 +152,55 @@ def available_mbps(t_s: np.ndarray) -> np.ndarray:
     phase = np.mod(t_s - UDP_START_S, period)
     on = (t_s >= UDP_START_S) & (phase < UDP_ON_S)
     return BOTTLENECK_MBPS - on * UDP_SOURCES * UDP_RATE_MBPS
+
+
+def outage_mbps(t_s: np.ndarray) -> np.ndarray:
+    """The outage study's link rate at times ``t_s``."""
+    off = (t_s >= OUTAGE_START_S) & (t_s < OUTAGE_END_S)
+    return np.where(off, 0.0, BOTTLENECK_MBPS)
+
+
+def write_outage_trace(path: Path) -> None:
+    """The outage study's Mahimahi trace: 200 Mbit/s, no opportunity in the outage.
+
+    Each ms offers the difference of the cumulative whole 1500-byte packets.
+    """
+    per_ms = BOTTLENECK_MBPS * 1e6 / 8.0 / 1500.0 / 1000.0
+    lines = []
+    for ms in range(1, int(OUTAGE_SIM_S * 1000) + 1):
+        if OUTAGE_START_S * 1000 < ms <= OUTAGE_END_S * 1000:
+            continue
+        n = int(ms * per_ms) - int((ms - 1) * per_ms)
+        lines.append(f"{ms}\n" * n)
+    path.write_text("".join(lines))
+
+
+def outage_spec(cca: str, ack_loss: float, trace: Path) -> ScenarioSpec:
+    """One flow through the outage link: the paper's path, 1,000-packet buffer, no UDP."""
+    return dataclasses.replace(
+        paper_spec(1, cca, ack_loss, OUTAGE_SIM_S, 1000),
+        name=f"xcpr_outage_{cca}_{ack_loss:g}",
+        bottleneck_mbps=0.0,
+        bottleneck_trace=str(trace),
+        udp_sources=0,
+    )
+
+
+def outage_summary(series: dict[str, np.ndarray]) -> dict[str, Any]:
+    """The flow after the outage.
+
+    Seconds until a step at ``OUTAGE_BACK`` of the link (None: not by the end), seconds at a
+    one-segment window, and the goodput's share of the link.
+    """
+    t = series["t_s"]
+    g = series["goodput_mbps"][:, 0]
+    after = t > OUTAGE_END_S + 1e-9
+    back = np.nonzero(after & (g >= OUTAGE_BACK * BOTTLENECK_MBPS))[0]
+    return {
+        "back_s": float(t[back[0]] - OUTAGE_END_S) if back.size else None,
+        "one_segment_s": float(((series["cwnd_segs"][:, 0] < 1.5) & after).sum() * STEP_MS / 1e3),
+        "utilisation_after": float(g[after].mean() / BOTTLENECK_MBPS),
+    }
 
 
 def run(spec: ScenarioSpec, seed: int, min_rto_ms: int | None = None) -> dict[str, np.ndarray]:
@@ -238,7 +297,7 @@ def _key(n: int, cca: str, loss: float, buffer: int) -> str:
     return f"{cca}_{n}flow{'s' if n > 1 else ''}_loss{int(round(loss * 100))}_buf{buffer}"
 
 
-def _figure(path: Path, series: dict[str, np.ndarray], title: str) -> None:
+def _figure(path: Path, series: dict[str, np.ndarray], title: str, outage: bool = False) -> None:
     import matplotlib
 
     matplotlib.use("Agg")
@@ -246,7 +305,10 @@ def _figure(path: Path, series: dict[str, np.ndarray], title: str) -> None:
 
     t = series["t_s"]
     fig, (ax1, ax2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
-    ax1.plot(t, available_mbps(t - STEP_MS / 2000.0), "k--", lw=1, label="capacity left by UDP")
+    if outage:
+        ax1.plot(t, outage_mbps(t - STEP_MS / 2000.0), "k--", lw=1, label="link")
+    else:
+        ax1.plot(t, available_mbps(t - STEP_MS / 2000.0), "k--", lw=1, label="capacity left by UDP")
     for f in range(series["goodput_mbps"].shape[1]):
         ax1.plot(t, series["goodput_mbps"][:, f], lw=1, label=f"flow {f + 1}")
         ax2.plot(t, series["cwnd_segs"][:, f], lw=1, label=f"flow {f + 1}")
@@ -300,6 +362,9 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
             }
     fast_wall = time.time() - t0
     timeouts, ns3_wall = _timeout_runs(out, args.seeds, args.ns3_seeds, args.jobs)
+    t_out = time.time()
+    outage = _outage_runs(out, args.seeds, min(args.ns3_seeds, OUTAGE_NS3_SEEDS), args.jobs)
+    outage_wall = time.time() - t_out
     numbers = {
         "setup": {
             "bottleneck_mbps": BOTTLENECK_MBPS,
@@ -325,13 +390,24 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
                 "min_rto_ms": FastSimParams.min_rto_ms,
                 "bootstrap": BOOTSTRAP,
             },
+            "outage": {
+                "start_s": OUTAGE_START_S,
+                "end_s": OUTAGE_END_S,
+                "sim_time_s": OUTAGE_SIM_S,
+                "buffer_pkts": 1000,
+                "back_share": OUTAGE_BACK,
+                "fast_seeds": args.seeds,
+                "ns3_seeds": min(args.ns3_seeds, OUTAGE_NS3_SEEDS),
+            },
         },
         "runs": runs,
         "timeouts": timeouts,
+        "outage": outage,
         "meta": {
             "wall_s": round(time.time() - t0, 1),
             "fast_wall_s": round(fast_wall, 1),
             "ns3_wall_s": round(ns3_wall, 1),
+            "outage_wall_s": round(outage_wall, 1),
             "jobs": args.jobs,
         },
         "provenance": prov,
@@ -381,6 +457,69 @@ def _timeout_runs(
             )
     result = {k: v for k, v in result.items() if v["seeds"]}
     return result, wall
+
+
+def _outage_runs(out: Path, fast_seeds: int, ns3_seeds: int, jobs: int) -> dict[str, Any]:
+    """The outage study on both backends; the figures of seed 1 under 30 % ACK loss."""
+    result: dict[str, Any] = {}
+    with tempfile.TemporaryDirectory(prefix="cellgym-outage-") as tmp:
+        trace = Path(tmp) / "outage-200mbps.trace"
+        write_outage_trace(trace)
+        ns3_jobs = []
+        for cca in ("xcp", "xcpr"):
+            for loss in (0.0, 0.3):
+                spec = outage_spec(cca, loss, trace)
+                key = f"{cca}_loss{int(round(loss * 100))}"
+                fast = []
+                for s in range(1, fast_seeds + 1):
+                    series = run(spec, s)
+                    fast.append(outage_summary(series))
+                    if s == 1 and loss > 0:
+                        _outage_figure(out, "fast", cca, loss, series)
+                result[f"{key}|fast"] = {"cca": cca, "ack_loss": loss, "seeds": fast}
+                result[f"{key}|ns-3"] = {"cca": cca, "ack_loss": loss, "seeds": []}
+                ns3_jobs += [(f"{key}|ns-3", spec, s) for s in range(1, ns3_seeds + 1)]
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as ex:
+            series_list = list(ex.map(lambda j: run_ns3(j[1], j[2]), ns3_jobs))
+    for (k, spec, seed), ser in zip(ns3_jobs, series_list, strict=True):
+        result[k]["seeds"].append(outage_summary(ser))
+        if seed == 1 and spec.ack_loss > 0:
+            _outage_figure(out, "ns3", result[k]["cca"], spec.ack_loss, ser)
+    return {k: v for k, v in result.items() if v["seeds"]}
+
+
+def _outage_figure(
+    out: Path, backend: str, cca: str, loss: float, series: dict[str, np.ndarray]
+) -> None:
+    name = "ns-3" if backend == "ns3" else "fast"
+    title = (
+        f"{name}: {cca.upper()}, 1 flow, {loss:.0%} ACK loss, a 1.5 s outage "
+        f"(1,000-packet buffer), seed 1"
+    )
+    _figure(out / f"outage_{backend}_{cca}_loss{int(round(loss * 100))}.png", series, title, True)
+
+
+def _outage_table(o: dict[str, Any]) -> str:
+    """The outage study's table: one row per controller, ACK loss and backend."""
+    rows = [OUTAGE_HEADER]
+    for cca in ("xcp", "xcpr"):
+        for loss in (0.0, 0.3):
+            for backend in ("fast", "ns-3"):
+                e = o.get(f"{cca}_loss{int(round(loss * 100))}|{backend}")
+                if e is None:
+                    continue
+                back = [s["back_s"] for s in e["seeds"]]
+                ok = [b for b in back if b is not None]
+                never = len(back) - len(ok)
+                back_txt = f"{np.mean(ok):.1f}" if ok else "-"
+                one = [s["one_segment_s"] for s in e["seeds"]]
+                util = [s["utilisation_after"] for s in e["seeds"]]
+                lo, hi = _boot(util)
+                rows.append(
+                    f"| {cca.upper()} | {loss:.0%} | {backend} | {len(back)} | {back_txt} "
+                    f"| {never} | {np.mean(one):.1f} | {np.mean(util):.3f} [{lo:.3f}, {hi:.3f}] |"
+                )
+    return "\n".join(rows)
 
 
 def _boot(values: Sequence[float], other: Sequence[float] | None = None) -> tuple[float, float]:
@@ -505,6 +644,15 @@ def render(numbers: dict[str, Any]) -> str:
         timeout_table=_timeout_table(timeouts),
         timeout_findings=_timeout_findings(timeouts),
         ns3_figs=ns3_figs,
+        outage_table=_outage_table(numbers["outage"]),
+        outage_figs="\n".join(
+            f"![outage {b} {c}](outage_{b}_{c}_loss30.png)"
+            for b in ("fast", "ns3")
+            for c in ("xcp", "xcpr")
+        ),
+        o_fast_seeds=setup["outage"]["fast_seeds"],
+        o_ns3_seeds=setup["outage"]["ns3_seeds"],
+        o_wall=numbers["meta"]["outage_wall_s"],
         table1000=tables[1000],
         table300=tables[300],
         figs1000=figs[1000],
@@ -540,6 +688,11 @@ def _findings(runs: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
+OUTAGE_HEADER = (
+    "| controller | ACK loss | backend | seeds | back to 80 %, s (mean of those back) "
+    "| not back by 12 s | one-segment window, s | goodput / link after [95 %] |\n"
+    "|---|---|---|---|---|---|---|---|"
+)
 TIMEOUT_HEADER = (
     "| controller | ACK loss | paper | backend | seeds | utilisation | utilisation, halved "
     "| stalled, s | one-segment window, s [95 %] |\n|---|---|---|---|---|---|---|---|---|"
@@ -596,6 +749,19 @@ Differences of the means, with their 95 % bootstrap intervals over the seeds:
 
 {ns3_figs}
 
+### The paper's mechanism alone: an outage
+
+The timeouts above come with XCP's own instability. To test the mechanism the paper credits on
+its own, the 200 Mbit/s link (a Mahimahi trace) stops from 5 to 6.5 s, longer than the 1 s
+minimum RTO, with the paper's 1,000-packet buffer and no UDP sources: the sender times out while
+its data waits in the buffer, and the ACKs of that data arrive after the timeout. One flow, 12 s,
+{o_fast_seeds} seeds on the fast backend and {o_ns3_seeds} on ns-3 ({o_wall:g} s of wall time).
+"Back": the first 100 ms step at 80 % of the link after the outage.
+
+{outage_table}
+
+{outage_figs}
+
 ### Figures (seed 1): the 300-packet buffer, then the 1,000-packet one
 
 {figs300}
@@ -646,13 +812,25 @@ The paper's findings, and where ours agree:
     packets most of an interval's increase) and from fast recoveries whose retransmissions are
     lost, not from lost feedback. The paper's contrast needs an XCP that is stable without ACK
     loss (its Fig. 3), which this regime does not give us.
-  - *Our reading of the mechanism, not isolated*: the paper credits the receiver's unchanged
-    window, carried by ACKs of data sent before the timeout that arrive after it. Here a timeout
-    ends a failed fast recovery, at least one minimum RTO after it began, so few such ACKs are
-    still on their way; and the window the receiver summed meanwhile includes the router's
-    feedback to the recovery's few packets, which can be far more than the path holds. ns-3's
-    XCP-r ignores those windows (docs/xcp-r.md, "Where ns-3 differs"); the fast model applies
-    them, as the paper's sender would.
+  - *The mechanism needs ACKs after the timeout*: the paper credits the receiver's unchanged
+    window, carried by ACKs of data sent before the timeout that arrive after it. Here a
+    timeout ends a failed fast recovery, at least one minimum RTO after it began, so few such
+    ACKs are still on their way; and the window the receiver summed meanwhile includes the
+    router's feedback to the recovery's few packets, which can be far more than the path holds.
+    The outage study isolates the mechanism:
+  - *On the fast backend the outage reproduces the paper* (its Figs. 5 and 9): XCP-r is back
+    within a few hundred ms with or without ACK loss, as the ACKs of the buffered data bring
+    the receiver's window; XCP climbs back from one segment on the feedback those ACKs carry,
+    and under 30 % ACK loss some runs are not back by the end.
+  - *On ns-3 it does not*: XCP is back in about a second with or without ACK loss, and XCP-r
+    is slower. Its window is restored as the buffered data's ACKs arrive, and then nothing is
+    acknowledged until a second timeout (seed 1's figure, without ACK loss the same). Our
+    reading, from the window series: ns-3's TCP is still in its loss state after the timeout,
+    where it resends everything not yet acknowledged, so the restored window goes out as one
+    burst and the retransmission of the hole is lost in it. The fast model resends only what
+    it knows lost (docs/xcp-r.md), so its restored window sends new data. The paper's ns-2 TCP
+    also resent from the first unacknowledged segment; how its XCP-r avoided the burst, the
+    paper does not say.
 
 ## Differences from the paper
 

@@ -18,11 +18,15 @@ constexpr size_t kMaxRecords = 1 << 16;
 } // namespace
 
 void
-XcprReceiverState::Update(double fbSum, double hCwnd, uint32_t hEpoch, double segBytes)
+XcprReceiverState::Update(double fbSum,
+                          double hCwnd,
+                          uint32_t hEpoch,
+                          double segBytes,
+                          double ownFb)
 {
     if (hEpoch != epoch)
     {
-        cwnd = hCwnd;
+        cwnd = hCwnd + ownFb;
         epoch = hEpoch;
     }
     else
@@ -38,7 +42,8 @@ CellGymXcprPath::OnRouterData(
     uint32_t flow, uint32_t seq, double fbTotal, double hCwnd, uint32_t hEpoch, double segBytes)
 {
     Flow& f = m_flows[flow];
-    f.headers[seq] = Header{fbTotal, hCwnd, hEpoch, segBytes};
+    f.headers[seq] = Header{fbTotal, hCwnd, hEpoch, segBytes, fbTotal - f.routerTotal};
+    f.routerTotal = fbTotal;
     while (f.headers.size() > kMaxRecords)
     {
         f.headers.erase(f.headers.begin());
@@ -56,7 +61,7 @@ CellGymXcprPath::OnReceiverData(uint32_t flow, uint32_t seq)
     }
     const Header h = it->second;
     f.headers.erase(f.headers.begin(), std::next(it));
-    f.rx.Update(h.fbTotal, h.hCwnd, h.hEpoch, h.segBytes);
+    f.rx.Update(h.fbTotal, h.hCwnd, h.hEpoch, h.segBytes, h.ownFb);
 }
 
 void

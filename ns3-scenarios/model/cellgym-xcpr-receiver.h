@@ -21,7 +21,9 @@ namespace ns3
  * cwnd' adds the router's feedback of every data segment received (the running total fbSum up to
  * the segment less the part already counted, seen, so a segment lost after the router gives its
  * feedback to the next one received); a segment whose header carries a new reset count
- * resynchronises cwnd' to the header's window. cwnd' stays at one segment at least.
+ * resynchronises cwnd' to the header's window plus that segment's own feedback (the paper's
+ * receiver reads H_cwnd again and adds the flagged packet's H_feedback; the fast model adds its
+ * router tick's). cwnd' stays at one segment at least.
  */
 struct XcprReceiverState
 {
@@ -29,8 +31,10 @@ struct XcprReceiverState
     uint32_t epoch{0}; //!< the reset count + 1 it follows (0: no segment yet)
     double seen{0};    //!< the router's feedback total already in cwnd'
 
-    /// One segment: the router's total up to it, its header's window and reset count + 1.
-    void Update(double fbSum, double hCwnd, uint32_t hEpoch, double segBytes);
+    /// One segment: the router's total up to it, its header's window and reset count + 1, and
+    /// its own feedback (the router's total up to it less the total at the flow's previous
+    /// segment there).
+    void Update(double fbSum, double hCwnd, uint32_t hEpoch, double segBytes, double ownFb);
 };
 
 /**
@@ -76,6 +80,7 @@ class CellGymXcprPath
         double hCwnd;
         uint32_t hEpoch;
         double segBytes;
+        double ownFb; //!< the segment's own feedback
     };
 
     struct Ack
@@ -90,6 +95,7 @@ class CellGymXcprPath
         std::map<uint32_t, Header> headers; //!< data segments past the router, by sequence
         std::deque<Ack> acks;               //!< ACKs sent, not yet past the router
         XcprReceiverState rx;
+        double routerTotal{0}; //!< the feedback total at the flow's latest segment past the router
     };
 
     std::map<uint32_t, Flow> m_flows;

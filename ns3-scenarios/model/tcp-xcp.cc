@@ -67,7 +67,7 @@ TcpXcp::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight)
 void
 TcpXcp::CongestionStateSet(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCongState_t newState)
 {
-    m_open = newState == TcpSocketState::CA_OPEN || newState == TcpSocketState::CA_DISORDER;
+    m_open = newState != TcpSocketState::CA_RECOVERY;
     if (!m_open)
     {
         m_pending = 0;

@@ -15,7 +15,8 @@ namespace ns3
  * ACKs that advance it: cwnd = max(cwnd + feedback, one segment). There is no slow start and no
  * probing of its own: the window starts at the initial window and moves by the feedback alone.
  * On a loss it falls back to TCP: NewReno's ssthresh and ns-3's recovery; feedback that arrives
- * during recovery is dropped (as the fast model does).
+ * during fast recovery is dropped, and after a retransmission timeout it applies at once (as the
+ * fast model does: the XCP-r paper's ns-2 XCP leaves a timeout that way).
  */
 class TcpXcp : public TcpNewReno
 {
@@ -46,7 +47,7 @@ class TcpXcp : public TcpNewReno
   private:
     double m_seen{0};    //!< the latest total seen
     double m_pending{0}; //!< feedback not yet applied to the window
-    bool m_open{true};   //!< not in loss recovery
+    bool m_open{true};   //!< not in fast recovery
 };
 
 } // namespace ns3

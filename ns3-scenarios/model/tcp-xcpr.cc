@@ -110,6 +110,7 @@ TcpXcpr::TcpXcpr(const TcpXcpr& other)
     , m_resets(other.m_resets)
     , m_window(other.m_window)
     , m_recovery(other.m_recovery)
+    , m_loss(other.m_loss)
 {
 }
 
@@ -140,7 +141,9 @@ TcpXcpr::GetPendingWindow() const
 void
 TcpXcpr::SetWindow(double cwndBytes, uint32_t epoch)
 {
-    if (m_recovery || epoch != GetHeaderEpoch() || cwndBytes <= 0)
+    // After a timeout, the windows of the count just before it: the receiver's cwnd' unchanged.
+    const bool synced = epoch == GetHeaderEpoch() || (m_loss && epoch + 1 == GetHeaderEpoch());
+    if (m_recovery || !synced || cwndBytes <= 0)
     {
         return; // in recovery, or computed before the sender's latest reset
     }
@@ -160,6 +163,7 @@ TcpXcpr::CongestionStateSet(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCo
                        || newState == TcpSocketState::CA_LOSS
                        || (m_recovery && newState == TcpSocketState::CA_OPEN);
     m_recovery = newState == TcpSocketState::CA_RECOVERY;
+    m_loss = newState == TcpSocketState::CA_LOSS;
     if (reset)
     {
         m_resets += 1; // the congestion flag: the receiver resynchronises to the header

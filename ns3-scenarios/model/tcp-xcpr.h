@@ -53,8 +53,10 @@ class XcprWindowTag : public Tag
  * and whenever it changes the window itself (entering fast recovery or a retransmission timeout,
  * and when recovery ends) it raises the congestion flag, counted as resets (GetHeaderEpoch): the
  * receiver takes the header's window again on the first segment with the new count, and the
- * sender ignores windows computed under an older count. During fast recovery ns-3's recovery sets
- * the window and the ACKs' windows are ignored; after a timeout they apply at once. No slow start
+ * sender ignores windows computed under an older count, except, after a timeout, those of the count
+ * just before it (the receiver's unchanged cwnd', which the paper credits for XCP-r's recovery).
+ * During fast recovery ns-3's recovery sets the window and the ACKs' windows are ignored; after a
+ * timeout they apply at once. No slow start
  * and no probing of its own; on a loss NewReno's ssthresh, as XCP's.
  */
 class TcpXcpr : public TcpNewReno
@@ -90,6 +92,7 @@ class TcpXcpr : public TcpNewReno
     uint32_t m_resets{0};   //!< the sender's own window changes so far
     double m_window{0};     //!< the latest synchronised window carried by an ACK (0: none)
     bool m_recovery{false}; //!< in fast recovery
+    bool m_loss{false};     //!< after a retransmission timeout, until the loss is repaired
 };
 
 } // namespace ns3

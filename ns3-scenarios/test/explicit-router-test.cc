@@ -196,7 +196,8 @@ class RcpRouterTestCase : public TestCase
     }
 };
 
-/// TcpXcp: cwnd = max(cwnd + feedback, one segment); no slow start; feedback in recovery dropped.
+/// TcpXcp: cwnd = max(cwnd + feedback, one segment); no slow start; feedback in fast recovery
+/// dropped, after a timeout applied.
 class TcpXcpTestCase : public TestCase
 {
   public:
@@ -242,6 +243,13 @@ class TcpXcpTestCase : public TestCase
         xcp->SetFeedback(-18500);
         xcp->IncreaseWindow(tcb, 1);
         NS_TEST_ASSERT_MSG_EQ(tcb->m_cWnd.Get(), 1500, "+500 after recovery");
+        // A retransmission timeout (one segment): the feedback applies at once, as the ACKs of
+        // the data queued before the timeout arrive (total -18,500 -> -10,000: +8,500).
+        xcp->CongestionStateSet(tcb, TcpSocketState::CA_LOSS);
+        tcb->m_cWnd = 1000;
+        xcp->SetFeedback(-10000);
+        xcp->IncreaseWindow(tcb, 1);
+        NS_TEST_ASSERT_MSG_EQ(tcb->m_cWnd.Get(), 9500, "feedback applies after a timeout");
     }
 };
 

@@ -22,7 +22,7 @@ namespace
 constexpr double kSeg = 1000;
 
 /// The receiver's rule: cwnd' += the feedback since the last segment; a new reset count
-/// resynchronises it to the header's window; one segment at least.
+/// resynchronises it to the header's window plus the segment's own feedback; one segment at least.
 class XcprReceiverTestCase : public TestCase
 {
   public:
@@ -35,25 +35,26 @@ class XcprReceiverTestCase : public TestCase
     void DoRun() override
     {
         XcprReceiverState rx;
-        // The first segment (reset count 0 + 1 = 1, new to the receiver): cwnd' = H_cwnd =
-        // 10,000; its feedback (total 300) counted as seen, not added.
-        rx.Update(300, 10000, 1, kSeg);
-        NS_TEST_ASSERT_MSG_EQ_TOL(rx.cwnd, 10000.0, 1e-9, "resynchronised to the header");
+        // The first segment (reset count 0 + 1 = 1, new to the receiver): cwnd' = H_cwnd + its
+        // own feedback = 10,000 + 40; the total so far (300) counted as seen.
+        rx.Update(300, 10000, 1, kSeg, 40);
+        NS_TEST_ASSERT_MSG_EQ_TOL(rx.cwnd, 10040.0, 1e-9, "resynchronised to the header");
         NS_TEST_ASSERT_MSG_EQ(rx.epoch, 1u, "epoch taken");
-        // Totals 800 then 650: +500 -> 10,500, then -150 -> 10,350 (the header's window is
-        // ignored without a new flag).
-        rx.Update(800, 99999, 1, kSeg);
-        NS_TEST_ASSERT_MSG_EQ_TOL(rx.cwnd, 10500.0, 1e-9, "+500");
-        rx.Update(650, 99999, 1, kSeg);
-        NS_TEST_ASSERT_MSG_EQ_TOL(rx.cwnd, 10350.0, 1e-9, "-150");
+        // Totals 800 then 650: +500 -> 10,540, then -150 -> 10,390 (the header's window and
+        // the own feedback are ignored without a new flag).
+        rx.Update(800, 99999, 1, kSeg, 7);
+        NS_TEST_ASSERT_MSG_EQ_TOL(rx.cwnd, 10540.0, 1e-9, "+500");
+        rx.Update(650, 99999, 1, kSeg, 7);
+        NS_TEST_ASSERT_MSG_EQ_TOL(rx.cwnd, 10390.0, 1e-9, "-150");
         // A segment lost after the router: the next one's total (1650) carries both: +1000.
-        rx.Update(1650, 0, 1, kSeg);
-        NS_TEST_ASSERT_MSG_EQ_TOL(rx.cwnd, 11350.0, 1e-9, "a lost segment's feedback kept");
-        // The sender reset (flag: count 2, its window 4000): cwnd' = 4000 whatever the total.
-        rx.Update(5000, 4000, 2, kSeg);
-        NS_TEST_ASSERT_MSG_EQ_TOL(rx.cwnd, 4000.0, 1e-9, "resynchronised after a reset");
-        // Total -20,000: 4000 - 25,000 -> one segment at least.
-        rx.Update(-20000, 0, 2, kSeg);
+        rx.Update(1650, 0, 1, kSeg, 7);
+        NS_TEST_ASSERT_MSG_EQ_TOL(rx.cwnd, 11390.0, 1e-9, "a lost segment's feedback kept");
+        // The sender reset (flag: count 2, its window 4000, the segment's own feedback 250):
+        // cwnd' = 4250 whatever the total (the feedback before it belongs to the old window).
+        rx.Update(5000, 4000, 2, kSeg, 250);
+        NS_TEST_ASSERT_MSG_EQ_TOL(rx.cwnd, 4250.0, 1e-9, "resynchronised after a reset");
+        // Total -20,000: 4250 - 25,000 -> one segment at least.
+        rx.Update(-20000, 0, 2, kSeg, 0);
         NS_TEST_ASSERT_MSG_EQ_TOL(rx.cwnd, kSeg, 1e-9, "one segment at least");
 
         // The path: the router's records by sequence number, the receiver's ACK windows.
@@ -64,16 +65,16 @@ class XcprReceiverTestCase : public TestCase
         path.OnReceiverAck(7, 1); // before any segment: nothing to carry
         XcprWindowTag tag;
         NS_TEST_ASSERT_MSG_EQ(path.WindowOfAck(7, 1, tag), false, "no window before data");
-        path.OnReceiverData(7, 1);    // cwnd' = 10,000 (resynchronised), seen 100
-        path.OnReceiverData(7, 2001); // segment 1001 lost: +500 -> 10,500
-        NS_TEST_ASSERT_MSG_EQ_TOL(path.Receiver(7).cwnd, 10500.0, 1e-9, "the path's receiver");
+        path.OnReceiverData(7, 1);    // cwnd' = 10,000 + its own 100 (resynchronised), seen 100
+        path.OnReceiverData(7, 2001); // segment 1001 lost: +500 -> 10,600
+        NS_TEST_ASSERT_MSG_EQ_TOL(path.Receiver(7).cwnd, 10600.0, 1e-9, "the path's receiver");
         path.OnReceiverData(7, 1001); // its record went with the later segment's: no change
-        NS_TEST_ASSERT_MSG_EQ_TOL(path.Receiver(7).cwnd, 10500.0, 1e-9, "a late segment");
+        NS_TEST_ASSERT_MSG_EQ_TOL(path.Receiver(7).cwnd, 10600.0, 1e-9, "a late segment");
         path.OnReceiverAck(7, 1001);
         path.OnReceiverAck(7, 3001);
         // The ACK 1001 is lost in the uplink: the ACK 3001 still finds its own window.
         NS_TEST_ASSERT_MSG_EQ(path.WindowOfAck(7, 3001, tag), true, "found");
-        NS_TEST_ASSERT_MSG_EQ_TOL(tag.cwndBytes, 10500.0, 1e-9, "its window");
+        NS_TEST_ASSERT_MSG_EQ_TOL(tag.cwndBytes, 10600.0, 1e-9, "its window");
         NS_TEST_ASSERT_MSG_EQ(tag.epoch, 1u, "its reset count");
         NS_TEST_ASSERT_MSG_EQ(path.WindowOfAck(7, 1001, tag), false, "skipped record dropped");
     }
@@ -130,6 +131,19 @@ class TcpXcprTestCase : public TestCase
         s->SetWindow(6000, 4);
         s->IncreaseWindow(tcb, 1);
         NS_TEST_ASSERT_MSG_EQ(tcb->m_cWnd.Get(), 6000, "applies in the loss state");
+        // After a timeout the receiver's unchanged cwnd' (count 3, on the ACKs of data sent
+        // before it) applies too; older counts do not.
+        s->SetWindow(7000, 3);
+        s->IncreaseWindow(tcb, 1);
+        NS_TEST_ASSERT_MSG_EQ(tcb->m_cWnd.Get(), 7000, "the count before the timeout");
+        s->SetWindow(9000, 2);
+        s->IncreaseWindow(tcb, 1);
+        NS_TEST_ASSERT_MSG_EQ(tcb->m_cWnd.Get(), 7000, "older counts ignored");
+        // Once the loss is repaired (open again), only the current count applies.
+        s->CongestionStateSet(tcb, TcpSocketState::CA_OPEN);
+        s->SetWindow(7500, 3);
+        s->IncreaseWindow(tcb, 1);
+        NS_TEST_ASSERT_MSG_EQ(tcb->m_cWnd.Get(), 7000, "the old count no longer applies");
         NS_TEST_ASSERT_MSG_EQ(s->GetSsThresh(tcb, 8000), 4000, "NewReno's ssthresh");
     }
 };
