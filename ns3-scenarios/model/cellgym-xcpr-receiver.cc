@@ -18,11 +18,8 @@ constexpr size_t kMaxRecords = 1 << 16;
 } // namespace
 
 void
-XcprReceiverState::Update(double fbSum,
-                          double hCwnd,
-                          uint32_t hEpoch,
-                          double segBytes,
-                          double ownFb)
+XcprReceiverState::Update(
+    double fbSum, double hCwnd, uint32_t hEpoch, double segBytes, double ownFb)
 {
     if (hEpoch != epoch)
     {
