@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 
@@ -46,6 +47,40 @@ def test_bootstrap_interval_of_a_mean_and_of_a_difference() -> None:
     assert xp._boot(a) == xp._boot(a)  # a fixed generator: the report does not move
 
 
+def test_outage_trace_stops_the_link_for_the_outage(tmp_path: Path) -> None:
+    path = tmp_path / "outage.trace"
+    xp.write_outage_trace(path)
+    ms = np.array([int(x) for x in path.read_text().split()])
+    # 200 Mbit/s of 1500-byte packets: 50 every 3 ms; none in (5000, 6500] ms; to 12,000 ms.
+    assert ms.size == 200_000 - 108_333 + 83_333
+    assert not np.any((ms > 5000) & (ms <= 6500))
+    assert ms.min() == 1 and ms.max() == 12_000 and np.all(np.diff(ms) >= 0)
+    assert np.bincount(ms[ms <= 3])[1:].tolist() == [16, 17, 17]
+    spec = xp.outage_spec("xcpr", 0.3, path)
+    assert spec.bottleneck_trace == str(path) and spec.bottleneck_mbps == 0.0
+    assert spec.udp_sources == 0 and spec.bottleneck_buffer_pkts == 1000
+    assert spec.sim_time_s == xp.OUTAGE_SIM_S and spec.ack_loss == 0.3
+
+
+def test_outage_summary_times_the_way_back() -> None:
+    # 120 steps: the link at 190 Mbit/s, nothing in the outage (5-6.5 s) and for 0.4 s after
+    # it at a one-segment window, then 100 Mbit/s for 0.2 s, then 170.
+    t = np.arange(1, 121) * xp.STEP_MS / 1000.0
+    goodput = np.full(t.size, 190.0)
+    cwnd = np.full(t.size, 1700.0)
+    goodput[(t > 5.0) & (t <= 6.9 + 1e-9)] = 0.0
+    cwnd[(t > 6.5 + 1e-9) & (t <= 6.9 + 1e-9)] = 1.0
+    goodput[(t > 6.9 + 1e-9) & (t <= 7.1 + 1e-9)] = 100.0
+    goodput[t > 7.1 + 1e-9] = 170.0
+    s = xp.outage_summary(_series(goodput.tolist(), cwnd.tolist()))
+    assert abs(s["back_s"] - 0.7) < 1e-9  # the step ending at 7.2 s, the first at 160+
+    assert abs(s["one_segment_s"] - 0.4) < 1e-9
+    after = t > 6.5 + 1e-9
+    assert abs(s["utilisation_after"] - goodput[after].mean() / 200.0) < 1e-12
+    never = xp.outage_summary(_series([0.0] * 120, [1.0] * 120))
+    assert never["back_s"] is None and never["utilisation_after"] == 0.0
+
+
 def test_committed_report_has_the_timeout_study_on_both_backends() -> None:
     numbers = json.loads((REPO_ROOT / "docs" / "xcp-r" / "numbers.json").read_text())
     study = numbers["timeouts"]
@@ -57,3 +92,15 @@ def test_committed_report_has_the_timeout_study_on_both_backends() -> None:
             assert len(entry["seeds"]) == seeds > 0
     report = (REPO_ROOT / "docs" / "xcp-r" / "report.md").read_text()
     assert xp._timeout_table(study) in report and xp._timeout_findings(study) in report
+    outage = numbers["outage"]
+    for cca in ("xcp", "xcpr"):
+        for loss in (0, 30):
+            assert (
+                len(outage[f"{cca}_loss{loss}|fast"]["seeds"])
+                == numbers["setup"]["outage"]["fast_seeds"]
+            )
+            assert (
+                len(outage[f"{cca}_loss{loss}|ns-3"]["seeds"])
+                == numbers["setup"]["outage"]["ns3_seeds"]
+            )
+    assert xp._outage_table(outage) in report
