@@ -125,7 +125,8 @@ EXPLICIT_CELL: tuple[str, ...] = (
 )
 
 #: The XCP-r paper's experiments (``python -m evaluation.experiments.xcpr_paper``): the fast model
-#: (XCP's router, XCP-r, ACK loss, the UDP cross traffic) and its module.
+#: (XCP's router, XCP-r, ACK loss, the UDP cross traffic) and its module. The report
+#: (``xcpr_report``) is not an input: ``--render`` rewrites it from ``numbers.json``.
 XCPR_PAPER: tuple[str, ...] = (
     *COMMON,
     "envs/fastsim/**/*",

@@ -1,4 +1,4 @@
-"""The XCP-r paper's experiments (``experiments.xcpr_paper``): its summaries and intervals."""
+"""The XCP-r paper's experiments (``xcpr_paper``) and report (``xcpr_report``)."""
 
 from __future__ import annotations
 
@@ -9,6 +9,7 @@ import numpy as np
 
 from cellgym.paths import REPO_ROOT
 from evaluation.experiments import xcpr_paper as xp
+from evaluation.experiments import xcpr_report as xr
 
 
 def _series(goodput: list[float], cwnd: list[float]) -> dict[str, np.ndarray]:
@@ -38,13 +39,13 @@ def test_summary_counts_one_segment_windows_after_the_first_second() -> None:
 
 def test_bootstrap_interval_of_a_mean_and_of_a_difference() -> None:
     a = [1.0, 2.0, 3.0, 4.0, 5.0]
-    lo, hi = xp._boot(a)
+    lo, hi = xr._boot(a)
     assert lo < 3.0 < hi and 1.0 <= lo and hi <= 5.0
-    assert xp._boot([2.0, 2.0, 2.0]) == (2.0, 2.0)  # no spread, no interval
+    assert xr._boot([2.0, 2.0, 2.0]) == (2.0, 2.0)  # no spread, no interval
     # Two samples 10 apart: the difference's interval is around 10 and excludes 0.
-    lo, hi = xp._boot([11.0, 12.0, 13.0], [1.0, 2.0, 3.0])
+    lo, hi = xr._boot([11.0, 12.0, 13.0], [1.0, 2.0, 3.0])
     assert 8.0 <= lo < 10.0 < hi <= 12.0
-    assert xp._boot(a) == xp._boot(a)  # a fixed generator: the report does not move
+    assert xr._boot(a) == xr._boot(a)  # a fixed generator: the report does not move
 
 
 def test_outage_trace_stops_the_link_for_the_outage(tmp_path: Path) -> None:
@@ -91,7 +92,7 @@ def test_committed_report_has_the_timeout_study_on_both_backends() -> None:
             seeds = numbers["setup"]["timeouts"]["ns3_seeds" if name == "ns-3" else "fast_seeds"]
             assert len(entry["seeds"]) == seeds > 0
     report = (REPO_ROOT / "docs" / "xcp-r" / "report.md").read_text()
-    assert xp._timeout_table(study) in report and xp._timeout_findings(study) in report
+    assert xr._timeout_table(study) in report and xr._timeout_findings(study) in report
     outage = numbers["outage"]
     for cca in ("xcp", "xcpr"):
         for loss in (0, 30):
@@ -103,4 +104,44 @@ def test_committed_report_has_the_timeout_study_on_both_backends() -> None:
                 len(outage[f"{cca}_loss{loss}|ns-3"]["seeds"])
                 == numbers["setup"]["outage"]["ns3_seeds"]
             )
-    assert xp._outage_table(outage) in report
+    assert xr._outage_table(outage) in report
+
+
+def _committed() -> tuple[dict, str]:
+    out = REPO_ROOT / "docs" / "xcp-r"
+    return json.loads((out / "numbers.json").read_text()), (out / "report.md").read_text()
+
+
+def test_committed_report_is_what_render_makes_of_its_numbers() -> None:
+    numbers, report = _committed()
+    assert report == xr.render(numbers), (
+        "docs/xcp-r/report.md differs from xcpr_report.render(numbers.json): run "
+        "`python -m evaluation.experiments.xcpr_paper --render --out docs/xcp-r`"
+    )
+
+
+def _backs(outage: dict, key: str) -> list[float | None]:
+    return [s["back_s"] for s in outage[key]["seeds"]]
+
+
+def test_committed_numbers_bear_out_the_reports_claims() -> None:
+    # The findings' prose states directions; the committed numbers must still show them.
+    numbers, _ = _committed()
+    study = numbers["timeouts"]
+    for name, _, _ in xp.VARIANTS:  # "XCP-r spends no less time at a one-segment window"
+        a, b = (study[f"{xp._key(1, c, 0.3, xp.TIMEOUT_BUFFER)}|{name}"] for c in ("xcpr", "xcp"))
+        one = [np.mean([np.mean(s["one_segment_s_per_flow"]) for s in e["seeds"]]) for e in (a, b)]
+        assert one[0] >= one[1], name
+    outage = numbers["outage"]
+    # Fast backend: XCP-r back in every run, sooner than any XCP run, with and without loss;
+    # XCP under ACK loss has runs not back by the end.
+    for loss in (0, 30):
+        xcpr = _backs(outage, f"xcpr_loss{loss}|fast")
+        xcp = [b for b in _backs(outage, f"xcp_loss{loss}|fast") if b is not None]
+        assert None not in xcpr and max(xcpr) <= 0.5 and max(xcpr) < min(xcp)
+    assert None in _backs(outage, "xcp_loss30|fast")
+    # ns-3: XCP-r slower than XCP (the means of the runs that are back).
+    for loss in (0, 30):
+        xcpr = [b for b in _backs(outage, f"xcpr_loss{loss}|ns-3") if b is not None]
+        xcp = [b for b in _backs(outage, f"xcp_loss{loss}|ns-3") if b is not None]
+        assert np.mean(xcpr) > np.mean(xcp)
