@@ -522,6 +522,19 @@ struct WiredRouter
     CellGymXcprPath xcpr;                   //!< XCP-r's header values beside the packets
 };
 
+/// A TCP ACK a UE's IP layer sends (its SendOutgoing trace): the flow it belongs to (its source
+/// port less kBasePort) and its header; false for anything else.
+bool
+UeAckOf(const Ipv4Header& h, Ptr<const Packet> p, uint32_t& flow, TcpHeader& tcp)
+{
+    if (h.GetProtocol() != 6 || p->PeekHeader(tcp) == 0 || (tcp.GetFlags() & TcpHeader::ACK) == 0)
+    {
+        return false;
+    }
+    flow = tcp.GetSourcePort() - kBasePort;
+    return true;
+}
+
 /// The TCP header of a packet with its IPv4 header (and PPP header, when hasPpp).
 bool
 PeekTcp(Ptr<const Packet> p, bool hasPpp, TcpHeader& tcp)
@@ -1414,14 +1427,9 @@ main(int argc, char* argv[])
                 Callback<void, const Ipv4Header&, Ptr<const Packet>, uint32_t>(
                     [&wiredRouter](const Ipv4Header& h, Ptr<const Packet> p, uint32_t)
                     {
+                        uint32_t flow = 0;
                         TcpHeader tcp;
-                        if (h.GetProtocol() != 6 || p->PeekHeader(tcp) == 0)
-                        {
-                            return;
-                        }
-                        const uint32_t flow = tcp.GetSourcePort() - kBasePort;
-                        if (wiredRouter.xcprFlows.count(flow) > 0
-                            && (tcp.GetFlags() & TcpHeader::ACK) != 0)
+                        if (UeAckOf(h, p, flow, tcp) && wiredRouter.xcprFlows.count(flow) > 0)
                         {
                             wiredRouter.xcpr.OnReceiverAck(flow, tcp.GetAckNumber().GetValue());
                         }
@@ -1466,14 +1474,9 @@ main(int argc, char* argv[])
                     [pbeMonitor, agent, pbeFlows](
                         const Ipv4Header& h, Ptr<const Packet> p, uint32_t)
                     {
+                        uint32_t flow = 0;
                         TcpHeader tcp;
-                        if (h.GetProtocol() != 6 || p->PeekHeader(tcp) == 0
-                            || (tcp.GetFlags() & TcpHeader::ACK) == 0)
-                        {
-                            return;
-                        }
-                        const uint32_t flow = tcp.GetSourcePort() - kBasePort;
-                        if (pbeFlows.count(flow) > 0)
+                        if (UeAckOf(h, p, flow, tcp) && pbeFlows.count(flow) > 0)
                         {
                             const double bps = pbeMonitor->FlowRateBps(
                                 agent->GetFlowUe(flow), agent->GetUeActiveFlows(flow));

@@ -62,12 +62,12 @@ TcpPbe::TcpPbe()
 
 TcpPbe::TcpPbe(const TcpPbe& other)
     : TcpCongestionOps(other)
-    , m_bbr(CreateObject<TcpBbr>())
     , m_pacingGain(other.m_pacingGain)
     , m_cwndGain(other.m_cwndGain)
     , m_marginMs(other.m_marginMs)
     , m_holdRtts(other.m_holdRtts)
     , m_returnShare(other.m_returnShare)
+    , m_bbr(CreateObject<TcpBbr>())
 {
 }
 
@@ -152,19 +152,20 @@ TcpPbe::DeliveryBps(Time now, Time minRtt, uint64_t delivered)
     const auto& [t0, d0] = m_delivered.front();
     if (now - t0 >= span)
     {
-        m_rates.emplace_back(now,
-                             static_cast<double>(delivered - d0) * 8.0 / (now - t0).GetSeconds());
+        const double bps = static_cast<double>(delivered - d0) * 8.0 / (now - t0).GetSeconds();
+        // A sliding-window maximum: a sample no larger than a newer one is never the largest
+        // again, so the deque stays decreasing and its front is the maximum (O(1) per ACK).
+        while (!m_rates.empty() && m_rates.back().second <= bps)
+        {
+            m_rates.pop_back();
+        }
+        m_rates.emplace_back(now, bps);
     }
     while (!m_rates.empty() && now - m_rates.front().first > minRtt * kFilterRtts)
     {
         m_rates.pop_front();
     }
-    double best = 0;
-    for (const auto& [t, bps] : m_rates)
-    {
-        best = std::max(best, bps);
-    }
-    return best;
+    return m_rates.empty() ? 0.0 : std::max(0.0, m_rates.front().second);
 }
 
 void

@@ -58,6 +58,8 @@ class TcpPbe : public TcpCongestionOps
     bool InFallback() const;
 
   private:
+    friend class PbeDeliveryRateTestCase; // DeliveryBps against a hand-worked sequence
+
     /// The delivery rate: bytes acknowledged over 2 min RTTs, the largest of the last 10.
     double DeliveryBps(Time now, Time minRtt, uint64_t delivered);
     /// The mode after an ACK (the fast model's _pbe_mode).
@@ -74,7 +76,7 @@ class TcpPbe : public TcpCongestionOps
     Time m_fallbackStart;  //!< when the fallback began (its probing cycle's phase)
     Ptr<TcpBbr> m_bbr;     //!< the sender before the first rate (ns-3's BBR)
     std::deque<std::pair<Time, uint64_t>> m_delivered; //!< (time, bytes delivered so far)
-    std::deque<std::pair<Time, double>> m_rates;       //!< delivery rates (time, bit/s)
+    std::deque<std::pair<Time, double>> m_rates;       //!< decreasing delivery rates (time, bit/s)
 };
 
 } // namespace ns3

@@ -4,6 +4,7 @@
 // comments. Knobs: a 2-slot window, 1 slot per ms, active within 2 ms, no header overheads and
 // 1000-byte PDUs carrying 1000 bytes of payload (so PDCP bytes = payload bytes).
 #include "cellgym-pbe-monitor.h"
+#include "tcp-pbe.h"
 
 #include "ns3/test.h"
 
@@ -135,6 +136,51 @@ class PbeAckPathTestCase : public TestCase
     }
 };
 
+} // namespace
+
+namespace ns3
+{
+
+/// The sender's delivery-rate filter (TcpPbe::DeliveryBps, the BBR-like fallback's bottleneck
+/// estimate): bytes acknowledged over two min RTTs, the largest rate of the last ten min RTTs.
+/// Min RTT 10 ms: a span of 20 ms, a window of 100 ms.
+class PbeDeliveryRateTestCase : public TestCase
+{
+  public:
+    PbeDeliveryRateTestCase()
+        : TestCase("PBE-CC: the delivery rate is the largest over ten min RTTs; old ones expire")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        Ptr<TcpPbe> pbe = CreateObject<TcpPbe>();
+        const Time rtt = MilliSeconds(10);
+        auto at = [&](int64_t ms, uint64_t delivered)
+        {
+            return pbe->DeliveryBps(MilliSeconds(ms), rtt, delivered);
+        };
+        NS_TEST_ASSERT_MSG_EQ_TOL(at(0, 0), 0.0, 1e-9, "no span yet: no rate");
+        // (0, 0) -> (20, 25000): 25,000 B in 20 ms.
+        NS_TEST_ASSERT_MSG_EQ_TOL(at(20, 25000), 10e6, 1e-3, "the first rate");
+        // (0, 0) -> (30, 30000): 8 Mbit/s, less than the 10 kept.
+        NS_TEST_ASSERT_MSG_EQ_TOL(at(30, 30000), 10e6, 1e-3, "the largest so far");
+        // The oldest record is 20 ms back from 20: (20, 25000) -> (40, 55000) is 12 Mbit/s.
+        NS_TEST_ASSERT_MSG_EQ_TOL(at(40, 55000), 12e6, 1e-3, "a larger one");
+        // (40, 55000) -> (130, 60000): 5,000 B in 90 ms; 12 Mbit/s (at 40) is 90 ms old: kept.
+        NS_TEST_ASSERT_MSG_EQ_TOL(at(130, 60000), 12e6, 1e-3, "within ten min RTTs");
+        // (40, 55000) -> (141, 61000): 6,000 B in 101 ms; 12 Mbit/s is now 101 ms old: gone,
+        // and 5,000 B / 90 ms (at 130) is smaller than the new one.
+        NS_TEST_ASSERT_MSG_EQ_TOL(at(141, 61000), 6000 * 8 / 0.101, 1e-3, "expired");
+    }
+};
+
+} // namespace ns3
+
+namespace
+{
+
 class PbeTestSuite : public TestSuite
 {
   public:
@@ -144,6 +190,7 @@ class PbeTestSuite : public TestSuite
         AddTestCase(new PbeMonitorTestCase, Duration::QUICK);
         AddTestCase(new PbeOverheadTestCase, Duration::QUICK);
         AddTestCase(new PbeAckPathTestCase, Duration::QUICK);
+        AddTestCase(new PbeDeliveryRateTestCase, Duration::QUICK);
     }
 };
 
