@@ -94,8 +94,8 @@ def test_alone_in_a_cell_it_fills_the_capacity_with_a_short_rlc_queue(cell):
     if cell == "lte":
         assert rlc.mean() < 8 * PDU and rlc.max() < 16 * PDU
     else:
-        # NR: the rate runs about 3 % above what the flow gets (docs/pbe-cc.md "ns-3"), and the
-        # RLC buffer holds about 30 packets (5 ms at 60 Mbit/s).
+        # NR: the pacing runs above what the flow gets (the uplink slots' phase; docs/pbe-cc.md
+        # "ns-3"), and the RLC buffer holds about 30 packets (5 ms at 60 Mbit/s).
         assert rlc.mean() < 48 * PDU
 
 
