@@ -27,24 +27,34 @@ def write(numbers: dict[str, Any], out: Path) -> None:
     (out / "report.md").write_text(render(numbers))
 
 
+def _outage_key(cca: str, loss: float, backend: str) -> str:
+    """The outage study's entry of a controller, ACK loss and backend (``xcpr_paper``'s keys)."""
+    return f"{cca}_loss{int(round(loss * 100))}|{backend}"
+
+
+def _recovery(e: dict[str, Any]) -> tuple[list[float], int]:
+    """The seconds to recover of the runs that came back, and how many did not."""
+    back = [s["back_s"] for s in e["seeds"]]
+    ok = [b for b in back if b is not None]
+    return ok, len(back) - len(ok)
+
+
 def _outage_table(o: dict[str, Any]) -> str:
     """The outage study's table: one row per controller, ACK loss and backend."""
     rows = [OUTAGE_HEADER]
     for cca in ("xcp", "xcpr"):
         for loss in (0.0, 0.3):
             for backend in ("fast", "ns-3"):
-                e = o.get(f"{cca}_loss{int(round(loss * 100))}|{backend}")
+                e = o.get(_outage_key(cca, loss, backend))
                 if e is None:
                     continue
-                back = [s["back_s"] for s in e["seeds"]]
-                ok = [b for b in back if b is not None]
-                never = len(back) - len(ok)
+                ok, never = _recovery(e)
                 back_txt = f"{np.mean(ok):.1f}" if ok else "-"
                 one = [s["one_segment_s"] for s in e["seeds"]]
                 util = [s["utilisation_after"] for s in e["seeds"]]
                 lo, hi = _boot(util)
                 rows.append(
-                    f"| {cca.upper()} | {loss:.0%} | {backend} | {len(back)} | {back_txt} "
+                    f"| {cca.upper()} | {loss:.0%} | {backend} | {len(e['seeds'])} | {back_txt} "
                     f"| {never} | {np.mean(one):.1f} | {np.mean(util):.3f} [{lo:.3f}, {hi:.3f}] |"
                 )
     return "\n".join(rows)
@@ -56,14 +66,13 @@ def _outage_backs(o: dict[str, Any], backend: str, end_s: float) -> str:
     for cca in ("xcp", "xcpr"):
         per = []
         for loss in (0.0, 0.3):
-            e = o.get(f"{cca}_loss{int(round(loss * 100))}|{backend}")
+            e = o.get(_outage_key(cca, loss, backend))
             if e is None:
                 continue
-            back = [s["back_s"] for s in e["seeds"]]
-            ok = [b for b in back if b is not None]
+            ok, never = _recovery(e)
             txt = f"in {np.mean(ok):.1f} s" if ok else "never"
-            if len(ok) < len(back):
-                txt += f" ({len(back) - len(ok)} of {len(back)} runs not back by {end_s:g} s)"
+            if never:
+                txt += f" ({never} of {len(e['seeds'])} runs not back by {end_s:g} s)"
             when = "without ACK loss" if loss == 0 else f"with {loss * 100:.0f} % ACK loss"
             per.append(f"{txt} {when}")
         if per:
@@ -137,11 +146,7 @@ def _timeout_findings(t: dict[str, Any]) -> str:
 
 def _mean(e: dict[str, Any], field: str) -> float:
     """The mean over seeds of a run's field (a per-flow list is averaged first)."""
-    vals = []
-    for s in e["seeds"]:
-        v = s[field]
-        vals.append(float(np.mean(v)) if isinstance(v, list) else float(v))
-    return float(np.mean(vals))
+    return float(np.mean(_per_seed(e, field)))
 
 
 def _worst(e: dict[str, Any], field: str) -> float:
