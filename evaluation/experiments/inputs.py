@@ -144,3 +144,29 @@ FCT_PAPER: tuple[str, ...] = (
     "cellgym/workload.py",
     "evaluation/experiments/fct_paper.py",
 )
+
+#: The transfer check and report (``python -m evaluation.transfer``): every controller of the
+#: report on both backends through ``evaluate.py``'s loop: also the fast model, both environment
+#: classes, the scenario configs (the main job's rows, traces; the trace readers), the main job's
+#: config (which rows), the baselines and example user policies it runs, the pool's job runner,
+#: the tables' records, controller resolution and the tool's modules. The report text
+#: (``transfer_report``) is not an input: ``--render`` rewrites it from ``numbers.json``.
+TRANSFER: tuple[str, ...] = (
+    *COMMON,
+    "envs/fastsim/**/*",
+    "envs/lte_cell.py",
+    "envs/multi_flow.py",
+    "cellgym/traces/**/*",
+    "configs/scenario/*.yaml",
+    "configs/scenario/traces/*.yaml",
+    "configs/experiment/default.yaml",
+    "baselines/__init__.py",
+    "baselines/base.py",
+    "baselines/xrc.py",
+    "evaluation/example_policies.py",
+    "evaluation/pool.py",
+    "evaluation/records.py",
+    "evaluation/resolve.py",
+    "evaluation/transfer.py",
+    "evaluation/user_policies.py",
+)

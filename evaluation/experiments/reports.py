@@ -161,6 +161,14 @@ REPORTS: tuple[Report, ...] = (
         ("--out", "docs/xcp-rcp-fct", "--jobs", "3"),
         optional=True,
     ),
+    Report(
+        "docs/transfer",
+        "docs/transfer/numbers.json",
+        "evaluation.transfer",
+        inputs.TRANSFER,
+        ("--out", "docs/transfer", "--jobs", "2"),
+        optional=True,
+    ),
 )
 
 
