@@ -70,6 +70,8 @@ __all__ = [
 #: Longest time of a scenario (``sim_time_s``, flow start/stop, periods), in seconds: the
 #: scenario program's limit.
 MAX_TIME_S = 1e6
+#: Slowest wired bottleneck other than none (Mbit/s): ns-3 keeps whole bit/s.
+MIN_BOTTLENECK_MBPS = 0.001
 #: Most flows in one scenario (each has its own server in ns-3 and its own rings in the fast
 #: model, up to a few MB with the longest delays).
 MAX_FLOWS = 256
@@ -379,7 +381,14 @@ class ScenarioSpec:
                 f"out of range: allowed num_ues * rlc_buffer_pkts <= {MAX_RLC_PKTS_TOTAL}"
             )
         check_range("scenario.server_delay_ms", self.server_delay_ms, 0.0, 10_000.0)
-        check_range("scenario.bottleneck_mbps", self.bottleneck_mbps, 0.0, 100_000.0)
+        if self.bottleneck_mbps != 0:
+            # ns-3 rounds a DataRate to whole bit/s (below 1 bit/s: zero, a division by zero);
+            # below 1 kbit/s a 1500-byte packet takes over 12 s: 0 (no bottleneck) or a real rate.
+            if not MIN_BOTTLENECK_MBPS <= self.bottleneck_mbps <= 100_000.0:
+                raise SpecError(
+                    f"scenario.bottleneck_mbps={self.bottleneck_mbps!r} is out of range: allowed "
+                    f"0 (no bottleneck) or [{MIN_BOTTLENECK_MBPS:g}, 100000]"
+                )
         check_range("scenario.bottleneck_buffer_pkts", self.bottleneck_buffer_pkts, 1, 1_000_000)
         check_scenario_traces(self)
         check_red(self)

@@ -326,7 +326,7 @@ class Ns3Bridge:
     def step(self, action: Any) -> tuple[Any, bool, dict[str, Any] | str]:
         """Send an action; return the next observation, whether the simulation ended, and info."""
         if self._proc is None or not (self._awaiting_reply or self._replied_ahead):
-            raise RuntimeError("no observation is waiting for an action: call start() first")
+            raise RuntimeError("no observation is waiting for an action: call reset() first")
         if self._finished:
             raise RuntimeError("the simulation has ended")
         if self._replied_ahead:

@@ -90,7 +90,7 @@ class Ns3Session:
     def step(self, actions: np.ndarray) -> RawStep:
         """Apply ``[A, 2]`` absolute actions and advance one step."""
         if self._bridge is None:
-            raise RuntimeError("call start() first")
+            raise RuntimeError("no episode is running: call reset() first")
         actions = np.asarray(actions, dtype=np.float64).reshape(self._n_agents, 2)
         obs, done, _ = self._bridge.step(actions)
         return self._raw(obs, done)

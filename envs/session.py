@@ -8,7 +8,8 @@ backend ran.
 from __future__ import annotations
 
 from cellgym.scenario import ScenarioSpec
-from cellgym.vocab import BACKENDS, check_choice
+from cellgym.traces import bottleneck_series, channel_series
+from cellgym.vocab import BACKENDS, TRACE_SOURCES, check_choice
 from envs.records import RawStep, Session
 
 __all__ = ["BACKENDS", "RawStep", "Session", "check_backend_supports", "open_session"]
@@ -28,6 +29,11 @@ def check_backend_supports(spec: ScenarioSpec, backend: str) -> None:
         FastSimParams.from_spec(spec)
     else:
         spec.check_ns3()
+    # The trace files either simulator would read at reset, read now, the same on both: a
+    # missing, empty or malformed one is a SpecError naming the field or the file and line.
+    bottleneck_series(spec)
+    if spec.channel.source in TRACE_SOURCES:
+        channel_series(spec.channel, spec.cell.slot_s)
 
 
 def open_session(

@@ -253,16 +253,24 @@ def read_capacity_file(path: str | Path) -> CapacitySeries:
     path = Path(path)
     meta: dict[str, str] = {}
     values: list[int] = []
-    with path.open() as fh:
-        first = fh.readline().rstrip("\n")
-        if first != CAPACITY_FILE_MAGIC:
-            raise SpecError(f"{path}: not a capacity file (first line {first!r})")
-        for line in fh:
-            if line.startswith("#"):
-                key, _, value = line[1:].partition(":")
-                meta[key.strip()] = value.strip()
-            elif line.strip():
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except UnicodeDecodeError:
+        raise SpecError(f"{path}: not a capacity file (bytes that are not UTF-8 text)") from None
+    first = lines[0] if lines else ""
+    if first != CAPACITY_FILE_MAGIC:
+        raise SpecError(f"{path}: not a capacity file (first line {first!r})")
+    for number, line in enumerate(lines[1:], start=2):
+        if line.startswith("#"):
+            key, _, value = line[1:].partition(":")
+            meta[key.strip()] = value.strip()
+        elif line.strip():
+            try:
                 values.append(int(line))
+            except ValueError:
+                raise SpecError(
+                    f"{path}:{number}: {line.strip()[:40]!r} is not a whole number of bytes"
+                ) from None
     if "interval_us" not in meta:
         raise SpecError(f"{path}: the header has no interval_us")
     series = CapacitySeries(

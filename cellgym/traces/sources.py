@@ -81,11 +81,35 @@ def parse_mahimahi(lines: list[str] | np.ndarray, name: str = "") -> CapacitySer
     return CapacitySeries(counts * MTU_BYTES, 0.001, "mahimahi", name)
 
 
+def _read_text(path: Path, what: str) -> str:
+    """A trace file's text; ``SpecError`` naming the file when it is not UTF-8 text."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as e:
+        line = path.read_bytes()[: e.start].count(b"\n") + 1
+        raise SpecError(f"{path}:{line}: not a {what} (bytes that are not UTF-8 text)") from None
+
+
 def read_mahimahi(trace: str | Path) -> CapacitySeries:
-    """A Mahimahi trace file (a path or a name under the traces folder) as bytes per ms."""
+    """A Mahimahi trace file (a path or a name under the traces folder) as bytes per ms.
+
+    Raises:
+        SpecError: A line is not a whole number of ms (naming the file and line), or the file is
+            empty or not text.
+    """
     path = resolve_trace(str(trace))
-    lines = [ln for ln in path.read_text().split() if ln]
-    return parse_mahimahi(lines, path.name)
+    stamps: list[int] = []
+    for number, line in enumerate(_read_text(path, "Mahimahi trace").splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            stamps.append(int(line))
+        except ValueError:
+            raise SpecError(
+                f"{path}:{number}: {line.strip()[:40]!r} is not a timestamp: a Mahimahi trace "
+                "holds one whole number of ms per line"
+            ) from None
+    return parse_mahimahi(np.asarray(stamps, np.int64), path.name)
 
 
 @dataclass(frozen=True)
@@ -140,7 +164,11 @@ def read_irish5g_seconds(trace: str | Path) -> IrishSeconds:
     import pandas as pd
 
     path = resolve_trace(str(trace))
-    df = pd.read_csv(path, dtype=str)
+    _read_text(path, "CSV file")
+    try:
+        df = pd.read_csv(path, dtype=str)
+    except (pd.errors.EmptyDataError, pd.errors.ParserError) as e:
+        raise SpecError(f"{path}: not an Irish 5G dataset CSV ({e})") from None
     missing = [c for c in ("Timestamp", "DL_bitrate", "CQI") if c not in df.columns]
     if missing:
         raise SpecError(f"{path.name}: columns {missing} missing: not an Irish 5G dataset CSV")

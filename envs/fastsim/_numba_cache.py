@@ -22,10 +22,12 @@ from numba.core import config
 
 _HERE = Path(__file__).resolve().parent
 #: Sources that numba compiles into this package's kernels: every module of the package and its
-#: subpackages (``senders/``, ``enb_agents/``), and the shared column layout.
+#: subpackages (``senders/``, ``enb_agents/``), the shared column layout and the reward's
+#: constants (group codes, weights) that the batch reward kernels compile in.
 SOURCES: tuple[Path, ...] = (
     *sorted(p for p in _HERE.rglob("*.py") if "__pycache__" not in p.parts),
     _HERE.parent.parent / "cellgym" / "fields.py",
+    _HERE.parent.parent / "cellgym" / "reward.py",
 )
 PREFIX = "numba-"
 

@@ -61,7 +61,7 @@ class FastSession:
     def cell(self) -> FastCellBatch:
         """The running cell (a batch of one); raises before ``start()``."""
         if self._cell is None:
-            raise RuntimeError("call start() first")
+            raise RuntimeError("no episode is running: call reset() first")
         return self._cell
 
     def fused_stepper(

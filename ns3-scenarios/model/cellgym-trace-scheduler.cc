@@ -9,6 +9,7 @@
 #include "ns3/simulator.h"
 #include "ns3/string.h"
 
+#include <algorithm>
 #include <bitset>
 
 namespace ns3
@@ -23,6 +24,8 @@ namespace
 std::shared_ptr<const CapacityTrace> g_trace;
 /// A transport block smaller than this carries no RLC PDU (UM header 2 bytes + data).
 constexpr uint32_t kMinTbBytes = 4;
+/// The RLC header bytes of a PDU at least (the inner schedulers' own estimate).
+constexpr uint32_t kRlcHeaderBytes = 2;
 /// Subframes in ns-3's frame-number cycle (1024 frames of 10).
 constexpr uint64_t kSfnCycle = 10240;
 } // namespace
@@ -324,8 +327,29 @@ void
 CellgymTraceFfMacScheduler::OnRlcBuffer(
     const FfMacSchedSapProvider::SchedDlRlcBufferReqParameters& params)
 {
-    m_lastReport[{params.m_rnti, params.m_logicalChannelIdentity}] = params;
+    m_view[{params.m_rnti, params.m_logicalChannelIdentity}] = params;
     m_inner->GetFfMacSchedSapProvider()->SchedDlRlcBufferReq(params);
+}
+
+void
+CellgymTraceFfMacScheduler::Debit(uint16_t rnti, uint8_t lcid, uint32_t bytes)
+{
+    auto it = m_view.find({rnti, lcid});
+    if (it == m_view.end())
+    {
+        return;
+    }
+    auto& v = it->second;
+    uint32_t left = bytes > kRlcHeaderBytes ? bytes - kRlcHeaderBytes : 0;
+    const auto take = [&left](auto& queue)
+    {
+        const uint32_t d = std::min<uint32_t>(queue, left);
+        queue -= d;
+        left -= d;
+    };
+    take(v.m_rlcStatusPduSize);
+    take(v.m_rlcRetransmissionQueueSize);
+    take(v.m_rlcTransmissionQueueSize);
 }
 
 void
@@ -340,13 +364,18 @@ CellgymTraceFfMacScheduler::OnDlTrigger(
     const uint64_t subframe = params.m_sfnSf & 0xF;
     const uint64_t target = ((frame + 1023) % 1024) * 10 + (subframe + 9) % 10;
     m_dlTti = now + (target + kSfnCycle - now % kSfnCycle) % kSfnCycle;
-    // The inner scheduler took a withheld DCI's bytes off its view of the RLC queue; the RLC
-    // still holds them: give it the RLC's latest report again (no report may come for a while).
-    for (const auto& report : m_restore)
+    // The inner scheduler took its own blocks' bytes off its view of the RLC queues; the RLC
+    // sent the resized blocks' bytes (none for a withheld DCI): give it the true view (no report
+    // may come from the RLC for up to its 10 ms status timer).
+    for (const auto& key : m_touched)
     {
-        m_inner->GetFfMacSchedSapProvider()->SchedDlRlcBufferReq(report);
+        auto it = m_view.find(key);
+        if (it != m_view.end())
+        {
+            m_inner->GetFfMacSchedSapProvider()->SchedDlRlcBufferReq(it->second);
+        }
     }
-    m_restore.clear();
+    m_touched.clear();
     if (m_pendingAcks.empty())
     {
         m_inner->GetFfMacSchedSapProvider()->SchedDlTriggerReq(params);
@@ -414,14 +443,20 @@ CellgymTraceFfMacScheduler::OnDlConfig(const FfMacSchedSapUser::SchedDlConfigInd
             {
                 for (const auto& pdu : lc)
                 {
-                    auto it = m_lastReport.find({dci.m_rnti, pdu.m_logicalChannelIdentity});
-                    if (it != m_lastReport.end())
-                    {
-                        m_restore.push_back(it->second);
-                    }
+                    m_touched.emplace_back(dci.m_rnti, pdu.m_logicalChannelIdentity);
                 }
             }
             continue;
+        }
+        // The RLC answers with the resized PDUs (synchronously, inside the MAC's call below,
+        // where a report it sends replaces this view): debit them now.
+        for (const auto& lc : resized.m_rlcPduList)
+        {
+            for (const auto& pdu : lc)
+            {
+                Debit(dci.m_rnti, pdu.m_logicalChannelIdentity, pdu.m_size);
+                m_touched.emplace_back(dci.m_rnti, pdu.m_logicalChannelIdentity);
+            }
         }
         out.m_buildDataList.push_back(std::move(resized));
     }

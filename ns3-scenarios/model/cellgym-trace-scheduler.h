@@ -27,6 +27,12 @@ namespace ns3
  * reads it). A DCI whose share is too small for an RLC PDU is withheld, and the inner scheduler
  * gets an ACK for its HARQ process with the next trigger. The PHY's data error model must be off
  * (the trace is the delivered capacity). See docs/traces.md.
+ *
+ * The inner scheduler debits its own view of each RLC queue by the blocks it allocated, before
+ * the proxy resizes them. The proxy keeps the true view (the RLC's latest report less the PDU
+ * bytes actually granted since) and hands it to the inner scheduler before the next decision,
+ * so that a shrunk or withheld block never leaves data in the RLC that the scheduler believes
+ * sent (the UE would wait unserved for the RLC's next report).
  */
 class CellgymTraceFfMacScheduler : public FfMacScheduler
 {
@@ -48,9 +54,10 @@ class CellgymTraceFfMacScheduler : public FfMacScheduler
 
     /// The MAC's cell configuration (the bandwidth) on its way to the inner scheduler.
     void OnCellConfig(const FfMacCschedSapProvider::CschedCellConfigReqParameters& params);
-    /// An RLC buffer report: remember it (a withheld DCI restores it), forward.
+    /// An RLC buffer report: it is the true view of that queue from now on; forward it.
     void OnRlcBuffer(const FfMacSchedSapProvider::SchedDlRlcBufferReqParameters& params);
-    /// A downlink trigger: remember its subframe, add the ACKs of withheld DCIs, forward.
+    /// A downlink trigger: remember its subframe, give the inner scheduler the true view of the
+    /// queues the last decision touched, add the ACKs of withheld DCIs, forward.
     void OnDlTrigger(const FfMacSchedSapProvider::SchedDlTriggerReqParameters& params);
     /// The inner scheduler's downlink decision: resize it to the trace, pass it to the MAC.
     void OnDlConfig(const FfMacSchedSapUser::SchedDlConfigIndParameters& params);
@@ -72,11 +79,15 @@ class CellgymTraceFfMacScheduler : public FfMacScheduler
     uint32_t m_rbgSize{3}; //!< RBs per group (36.213 Table 7.1.6.1-1)
     uint64_t m_dlTti{0};   //!< absolute index of the subframe being scheduled
     std::vector<DlInfoListElement_s> m_pendingAcks; //!< HARQ ACKs for withheld DCIs
-    /// The latest RLC report of each (RNTI, LCID)
-    std::map<std::pair<uint16_t, uint8_t>, FfMacSchedSapProvider::SchedDlRlcBufferReqParameters>
-        m_lastReport;
-    /// Reports to give the inner scheduler again: its DCI was withheld, the RLC kept its data
-    std::vector<FfMacSchedSapProvider::SchedDlRlcBufferReqParameters> m_restore;
+    /// Debit a queue's true view by an RLC PDU of `bytes` (the RLC sends status, then
+    /// retransmissions, then new data; each PDU carries at least a 2-byte header).
+    void Debit(uint16_t rnti, uint8_t lcid, uint32_t bytes);
+
+    using FlowKey = std::pair<uint16_t, uint8_t>; //!< (RNTI, LCID)
+    /// The true view of each queue: the RLC's latest report less the PDU bytes granted since
+    std::map<FlowKey, FfMacSchedSapProvider::SchedDlRlcBufferReqParameters> m_view;
+    /// Queues whose view the inner scheduler must get again before its next decision
+    std::vector<FlowKey> m_touched;
 
     friend class TraceSchedSapProvider;
     friend class TraceCschedSapProvider;

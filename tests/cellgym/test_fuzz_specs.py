@@ -186,7 +186,7 @@ def scenario_fields(ok: bool) -> dict[str, Any]:
         "num_ues": number(1, 256, "int", ok) if not ok else st.sampled_from([1, 2, 3, 256]),
         "rlc_buffer_pkts": number(1, 3906 if ok else 1_000_000, "int", ok),
         "server_delay_ms": number(0.0, 10_000.0, ok=ok),
-        "bottleneck_mbps": st.just(0.0) | number(0.0, 100_000.0, ok=ok),
+        "bottleneck_mbps": st.just(0.0) | number(0.001, 100_000.0, ok=ok),
         "bottleneck_buffer_pkts": number(1, 1_000_000, "int", ok),
         "active_timeout_ms": number(1.0, 100_000.0, ok=ok),
         "xrc_window_ttis": number(1, 10_000, "int", ok),

@@ -91,6 +91,17 @@ def test_out_of_range_message_gives_the_allowed_range():
         ScenarioSpec(cell={"rbs": 10})
 
 
+@pytest.mark.parametrize("rate", [5e-7, 1e-6, 0.0009, -1.0, 100_001.0])
+def test_a_bottleneck_rate_the_simulators_cannot_carry_is_refused(rate):
+    # Below 1 bit/s ns-3 rounded the rate to 0 and died on SIGFPE; the fast backend ran it.
+    with pytest.raises(SpecError) as exc:
+        ScenarioSpec(bottleneck_mbps=rate)
+    message = str(exc.value)
+    assert message.startswith(f"scenario.bottleneck_mbps={rate!r} is out of range")
+    assert "0 (no bottleneck) or [0.001, 100000]" in message
+    assert ScenarioSpec(bottleneck_mbps=0.001).bottleneck_mbps == 0.001
+
+
 def test_seed_must_be_a_valid_rng_run():
     with pytest.raises(SpecError, match="seed"):
         ScenarioSpec().to_ns3_args(seed=0)

@@ -47,6 +47,46 @@ def test_mahimahi_lines_become_bytes_per_ms_with_the_last_stamp_folded_into_ms_0
         parse_mahimahi(["0", "0"])
 
 
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"0\n5\nfive\n", r"trace\.up:3: 'five' is not a timestamp"),
+        (b"0\n\xff\xfe\n", r"trace\.up:2: not a Mahimahi trace \(bytes that are not UTF-8"),
+        (b"", r"'trace\.up' has no delivery opportunity"),
+    ],
+)
+def test_a_malformed_mahimahi_file_is_named_with_its_line(tmp_path, content, message):
+    path = tmp_path / "trace.up"
+    path.write_bytes(content)
+    with pytest.raises(SpecError, match=message):
+        read_mahimahi(path)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (b"", r"irish\.csv: not an Irish 5G dataset CSV \(No columns"),
+        (b"Timestamp,CQI\n\x80\x81\n", r"irish\.csv:2: not a CSV file"),
+        (b"a,b\n1,2\n", r"irish\.csv: columns \['Timestamp', 'DL_bitrate', 'CQI'\] missing"),
+    ],
+)
+def test_a_malformed_irish_csv_is_named(tmp_path, content, message):
+    path = tmp_path / "irish.csv"
+    path.write_bytes(content)
+    with pytest.raises(SpecError, match=message):
+        read_irish5g_seconds(path)
+
+
+def test_a_malformed_capacity_file_is_named_with_its_line(tmp_path):
+    path = tmp_path / "cap.txt"
+    path.write_text("# cellgym-capacity v1\n# interval_us: 1000\n12\nx3\n")
+    with pytest.raises(SpecError, match=r"cap\.txt:4: 'x3' is not a whole number of bytes"):
+        read_capacity_file(path)
+    path.write_bytes(b"\xff\n")
+    with pytest.raises(SpecError, match=r"cap\.txt: not a capacity file \(bytes that are not"):
+        read_capacity_file(path)
+
+
 def test_series_resamples_windows_and_loops():
     s = CapacitySeries(np.array([1500, 0, 3000, 1500]), 0.001)
     # 2 ms intervals sum pairs; 0.5 ms intervals halve each ms.

@@ -219,6 +219,10 @@ def test_hang_raises_timeout_and_kills():
         b.step(np.zeros(2))
     assert time.monotonic() - t0 < 3.0
     assert not _alive(b.pid)
+    # The next step names what the user calls (reset), not the bridge's internals.
+    with pytest.raises(RuntimeError, match=r"call reset\(\) first") as exc:
+        b.step(np.zeros(2))
+    assert "start()" not in str(exc.value)
     b.close()
 
 

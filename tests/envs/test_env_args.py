@@ -72,3 +72,28 @@ def test_what_the_fast_model_lacks_fails_at_construction(scenario, message):
         LteCellEnv(backend="fast", scenario=scenario)
     if "channel" not in scenario:
         LteCellEnv(backend="ns3", scenario=scenario).close()
+
+
+@pytest.mark.parametrize("backend", ["ns3", "fast"])
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, r"scenario.bottleneck_trace='.*missing.up' is not a file"),
+        ("", r"has no delivery opportunity"),
+        ("0\n7\nseven\n", r"bad.up:3: 'seven' is not a timestamp"),
+    ],
+)
+def test_trace_files_are_read_at_construction_on_both_backends(tmp_path, backend, content, message):
+    # ns-3 read a bottleneck trace only at reset() (a SimulatorError there), the twin at
+    # construction: both read every trace file before any simulator starts.
+    path = tmp_path / ("missing.up" if content is None else "bad.up")
+    if content is not None:
+        path.write_text(content)
+    scenario = {"flows": [{"cca": "agent"}], "bottleneck_trace": str(path)}
+    with pytest.raises(SpecError, match=message):
+        LteCellEnv(backend=backend, scenario=scenario)
+    channel = {"source": "mahimahi", "trace": str(path)}
+    if content is None:
+        message = r"scenario.channel.trace='.*missing.up' is not a file"
+    with pytest.raises(SpecError, match=message):
+        LteCellEnv(backend=backend, scenario={"flows": [{"cca": "agent"}], "channel": channel})

@@ -123,6 +123,21 @@ def test_close_ends_the_simulator():
     assert not _pid_alive(pid)
 
 
+def test_a_trace_environment_dropped_without_close_leaves_no_capacity_folder():
+    import gc
+    from pathlib import Path
+
+    trace = {**SHORT, "sim_time_s": 0.2, "channel": {"source": "synthetic", "generator": "steps"}}
+    env = gym.make("CellGym/LteSingleFlow-v0", scenario=trace)
+    env.reset(seed=1)
+    session = env.unwrapped._session
+    folder, pid = Path(session._capacity.folder), session.pid
+    assert (folder / "capacity.txt").is_file() and _pid_alive(pid)
+    del env, session
+    gc.collect()
+    assert not folder.exists() and not _pid_alive(pid)
+
+
 def test_killing_the_python_parent_leaves_no_ns3_process(tmp_path):
     code = textwrap.dedent(
         """
