@@ -426,7 +426,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.render:
         if not args.out:
             ap.error("--render needs --out (the folder holding numbers.json)")
-        numbers = json.loads((Path(args.out) / "numbers.json").read_text())
+        path = Path(args.out) / "numbers.json"
+        if not path.is_file():
+            ap.error(f"--render: no {path} (run without --render first)")
+        numbers = json.loads(path.read_text())
         transfer_report.write(numbers, Path(args.out))
         print(transfer_report.terminal_table(numbers))
         return 0

@@ -113,10 +113,10 @@ def _intro(setup: dict[str, Any]) -> str:
         f"{seeds[0]}-{seeds[-1] if len(seeds) > 1 else seeds[0]} ({len(seeds)} seeds; n = runs "
         f"finished per backend). The gap is ns-3 - fast, averaged over the seeds that finished "
         f"on both backends, with the {conf} t interval of those paired differences. Bound: "
-        f"|gap| <= max({bound['abs']:g}, {bound['rel']:.0%} of |ns-3 value|). Verdict: `within` "
-        "(the gap and its interval inside the bound), `within?` (the gap inside, its interval "
-        "reaching past: more seeds would tell), `OUTSIDE?` (the gap outside, its interval "
-        "reaching inside), `OUTSIDE` (both outside)."
+        f"|gap| <= max({bound['abs']:g}, {bound['rel'] * 100:g} % of |ns-3 value|). Verdict: "
+        "`within` (the gap and its interval inside the bound), `within?` (the gap inside, its "
+        "interval reaching past: more seeds would tell), `OUTSIDE?` (the gap outside, its "
+        "interval reaching inside), `OUTSIDE` (both outside)."
     )
 
 
