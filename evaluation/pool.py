@@ -17,6 +17,9 @@ from __future__ import annotations
 
 import logging
 import os
+import select
+import signal
+import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -29,6 +32,7 @@ from cellgym.metrics import EpisodeRecords
 from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec, load_scenario
 from cellgym.vocab import BACKENDS, SpecError, check_choice
+from envs.bridge import _die_with_parent
 from evaluation.records import (
     FLOW_COLUMNS,
     RESULT_COLUMNS,
@@ -108,8 +112,48 @@ def execute_job(job: EvalJob, policy: Predictor | None = None) -> JobOutcome:
         return JobOutcome(job, failed_row(job, exc, time.monotonic() - t0))
 
 
-def _worker_init() -> None:
-    """Keep each worker to one thread: the jobs are the parallelism."""
+def _watch_parent(pid: int) -> None:
+    """End this process as soon as process ``pid`` has ended (a daemon thread waits for it).
+
+    Under ``forkserver`` a worker's parent is the fork server, not the process that started the
+    pool, and the server outlives that process while any worker holds its pipe: the kernel's
+    parent-death signal alone would leave a busy worker running after a SIGKILL of the caller.
+    """
+
+    def wait() -> None:
+        try:
+            fd = os.pidfd_open(pid)
+        except (AttributeError, OSError):  # no pidfd (old kernel): poll instead
+            while _alive(pid):
+                time.sleep(0.5)
+        else:
+            select.select([fd], [], [])  # readable when the process has ended
+        os._exit(1)  # the simulators (children with a parent-death signal) follow
+
+    if not _alive(pid):
+        os._exit(1)
+    threading.Thread(target=wait, name="cellgym-watch-parent", daemon=True).start()
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _worker_init(caller: int | None = None) -> None:
+    """Tie the worker's life to the caller's; keep it to one thread (the jobs are the parallelism).
+
+    Args:
+        caller: The process that runs the pool: the worker ends when it does, whatever kills it.
+    """
+    _die_with_parent()  # the direct parent (the fork server, or the caller under spawn)
+    if caller is not None:
+        _watch_parent(caller)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.environ.setdefault("MKL_NUM_THREADS", "1")
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
@@ -296,6 +340,26 @@ def _warm_up(backend: str, scenario: ScenarioSpec) -> None:
     log.debug("fast backend warm-up: %.1f s", time.monotonic() - t0)
 
 
+def _raise_on_sigterm(signum: int, frame: Any) -> None:
+    """SIGTERM as an exception, so that the pool is torn down on the way out (exit 143)."""
+    raise SystemExit(128 + signum)
+
+
+def _stop_workers(pool: Any) -> None:
+    """Terminate the pool's workers now (their simulators die with them) and wait for them."""
+    procs = list((getattr(pool, "_processes", None) or {}).values())
+    for p in procs:
+        if p.is_alive():
+            p.terminate()
+    pool.shutdown(wait=False, cancel_futures=True)
+    deadline = time.monotonic() + 5.0
+    for p in procs:
+        p.join(max(0.0, deadline - time.monotonic()))
+        if p.is_alive():
+            p.kill()
+            p.join(1.0)
+
+
 def _run_pool(
     all_jobs: list[EvalJob],
     indices: list[int],
@@ -304,12 +368,25 @@ def _run_pool(
     meanwhile: Callable[[], None] | None,
     last_try: bool = False,
 ) -> list[int]:
-    """Run ``all_jobs[indices]`` in a process pool; return the jobs lost to a dead worker."""
+    """Run ``all_jobs[indices]`` in a process pool; return the jobs lost to a dead worker.
+
+    No worker outlives the caller: on any exception here (Ctrl-C, or SIGTERM, turned into
+    ``SystemExit(143)`` while the pool runs) the workers are terminated before it propagates, and
+    each worker ends by itself when the caller is killed outright (``_worker_init``).
+    """
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
     lost: list[int] = []
-    with ProcessPoolExecutor(workers, mp_context=_pool_context(), initializer=_worker_init) as pool:
+    on_term = threading.current_thread() is threading.main_thread() and (
+        signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    )
+    if on_term:
+        signal.signal(signal.SIGTERM, _raise_on_sigterm)
+    pool = ProcessPoolExecutor(
+        workers, mp_context=_pool_context(), initializer=_worker_init, initargs=(os.getpid(),)
+    )
+    try:
         futures = {pool.submit(execute_job, all_jobs[i]): i for i in indices}
         if meanwhile is not None:
             meanwhile()
@@ -326,6 +403,14 @@ def _run_pool(
             except Exception as exc:  # e.g. a result that cannot be sent back
                 outcome = JobOutcome(all_jobs[i], failed_row(all_jobs[i], exc))
             finish(i, outcome)
+    except BaseException:
+        _stop_workers(pool)
+        raise
+    else:
+        pool.shutdown(wait=True)
+    finally:
+        if on_term:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
     if lost:
         log.warning("a worker process died: running its %d job(s) again one by one", len(lost))
     return sorted(lost)
