@@ -9,7 +9,7 @@ from cellgym.paths import ns3_program
 pytestmark = pytest.mark.ns3
 
 
-@pytest.mark.parametrize("suite", ["tcp-xrc", "explicit-router", "xcpr", "pbe"])
+@pytest.mark.parametrize("suite", ["tcp-xrc", "explicit-router", "xcpr", "pbe", "trace-scheduler"])
 def test_cpp_unit_suites_pass(suite):
     # ns-3's runner takes one suite at a time when the program holds several.
     out = subprocess.run(
