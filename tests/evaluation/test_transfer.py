@@ -179,17 +179,43 @@ def test_example_policies_act_on_the_observation():
     assert aimd.predict(obs)[0][0] == 0.0  # once per RTT: hold
 
 
-def test_a_user_class_runs_in_the_pool_with_its_action_mode_on_fast(user_file: Path):
+def _run_dir(folder: Path) -> Path:
+    """A train.py run directory: its config, an untrained PPO's model.zip and vecnormalize.pkl."""
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecNormalize
+
+    from cellgym.scenario import load_scenario
+    from envs.lte_cell import LteCellEnv
+
+    (folder / ".hydra").mkdir(parents=True)
+    (folder / ".hydra" / "config.yaml").write_text(
+        "agent:\n  name: mine\n  algo: PPO\nfeatures: raw\nmax_change: 2.0\naction_mode: cwnd\n"
+    )
+    venv = DummyVecEnv([lambda: LteCellEnv(scenario=load_scenario("fluctuating"), backend="fast")])
+    PPO("MlpPolicy", venv, n_steps=16, batch_size=16, seed=0, device="cpu").save(
+        folder / "model.zip"
+    )
+    VecNormalize(venv).save(str(folder / "vecnormalize.pkl"))
+    return folder
+
+
+def test_user_classes_and_a_checkpoint_run_in_the_pool_on_fast(user_file: Path, tmp_path: Path):
     from evaluation.pool import execute_job
     from evaluation.user_policies import make_user_policy
 
-    specs = transfer.resolve_controllers([f"{user_file}:Grow", f"{user_file}:Hold"])
+    run = _run_dir(tmp_path / "run")
+    specs = transfer.resolve_controllers([f"{user_file}:Grow", f"{user_file}:Hold", str(run)])
+    assert specs[2].kind == "trained" and specs[2].label == "mine"
     scenarios = transfer.resolve_scenarios(["fluctuating"], 1.0, 0.0)
     jobs = transfer.make_jobs(specs, scenarios, [1, 2], RewardSpec())
     jobs = [j for j in jobs if j.backend == "fast"]
-    results = transfer.run_jobs(jobs, workers=2, progress=False)
+    # The user classes in worker processes; the checkpoint here (no torch import in the workers).
+    pooled = transfer.run_jobs([j for j in jobs if j.controller.kind == "policy"], 2, False)
+    local = transfer.run_jobs([j for j in jobs if j.controller.kind == "trained"][:1], 1, False)
+    results = pd.concat([pooled, local])
     assert results["status"].eq("ok").all(), results["error"].tolist()
-    assert set(results["controller"]) == {"Grow", "Hold"} and results["mean_reward"].notna().all()
+    assert set(results["controller"]) == {"Grow", "Hold", "mine"}
+    assert results["mean_reward"].notna().all()
     hold = next(j for j in jobs if j.controller.label == "Hold")
     policy = make_user_policy(hold.controller, hold)
     assert policy.step_ms == hold.scenario.step_ms
