@@ -128,29 +128,47 @@ def resolve_user_policy(
     max_change = float(max_change) if isinstance(max_change, int | float) else None
     name = getattr(cls, "name", None)
     default = name if isinstance(name, str) and name and name != "baseline" else cls_name
-    return ControllerSpec(
+    spec = ControllerSpec(
         label=label or default,
         kind="policy",
         name=str(ref),
         action_mode=mode,
         max_change=max_change,
     )
+    try:  # a constructor that needs more than the environment's facts fails here, not in a run
+        _instantiate(cls, spec, max_change=2.0, step_ms=20.0, budget_ms=10.0, action_mode="cwnd")
+    except Exception as exc:
+        raise SpecError(
+            f"{field_name}={ref!r}: {cls_name}(...) failed with the environment's facts "
+            f"({', '.join(ENV_PARAMS)} as keywords, each only if the constructor takes it): "
+            f"{exc!r}"
+        ) from exc
+    return spec
 
 
-def make_user_policy(spec: ControllerSpec, job: EvalJob) -> Any:
-    """An instance of the spec's class for ``job``: its constructor gets the env facts it takes."""
-    cls = load_policy_class(spec.name)
-    facts = {
-        "max_change": spec.max_change if spec.max_change is not None else job.max_change,
-        "step_ms": job.scenario.step_ms,
-        "budget_ms": job.reward.delay_budget_ms,
-        "action_mode": spec.action_mode if spec.action_mode is not None else job.action_mode,
-    }
+def _instantiate(cls: type, spec: ControllerSpec, **facts: Any) -> Any:
+    """``cls`` built with the facts its constructor takes (the spec's own mode and change win)."""
+    if spec.max_change is not None:
+        facts["max_change"] = spec.max_change
+    if spec.action_mode is not None:
+        facts["action_mode"] = spec.action_mode
     try:
         accepted = inspect.signature(cls).parameters
     except (TypeError, ValueError):  # a class whose signature cannot be read
         accepted = {}
     return cls(**{k: v for k, v in facts.items() if k in accepted})
+
+
+def make_user_policy(spec: ControllerSpec, job: EvalJob) -> Any:
+    """An instance of the spec's class for ``job``: its constructor gets the env facts it takes."""
+    return _instantiate(
+        load_policy_class(spec.name),
+        spec,
+        max_change=job.max_change,
+        step_ms=job.scenario.step_ms,
+        budget_ms=job.reward.delay_budget_ms,
+        action_mode=job.action_mode,
+    )
 
 
 def execute_user_job(job: EvalJob) -> Any:

@@ -47,6 +47,10 @@ USER_POLICY = textwrap.dedent(
 
     class NoPredict:
         pass
+
+    class NeedsMore(Hold):
+        def __init__(self, window_bytes):
+            pass
     """
 )
 
@@ -85,6 +89,7 @@ def test_controllers_resolve_by_kind_and_fail_by_name(user_file: Path):
         ("illinois", "does not run on backend='fast'"),
         (f"{user_file}:Missing", "has no class 'Missing'"),
         (f"{user_file}:NoPredict", "has no predict"),
+        (f"{user_file}:NeedsMore", r"NeedsMore\(\.\.\.\) failed .*window_bytes"),
         ("no_such_module_here:Policy", "importing 'no_such_module_here' failed"),
         ("nope", "is not a known controller"),
     ):
