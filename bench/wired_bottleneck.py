@@ -1,6 +1,6 @@
 """Bare-kernel steps per second with and without a wired bottleneck, side by side.
 
-    .venv/bin/python bench/bottleneck.py [--seconds 2] [--rounds 3]
+    .venv/bin/python bench/wired_bottleneck.py [--seconds 2] [--rounds 3]
 
 One UE at 100 m, 50 RBs, one bulk CUBIC flow, 20 ms steps (``FastCellBatch.step``, one thread),
 1 and 64 cells: no bottleneck; a 100 Mbit/s bottleneck, above the cell's ~35 Mbit/s, so the same
