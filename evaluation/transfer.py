@@ -231,14 +231,35 @@ def _run_pool(
     finish: Callable[[int, Any], None],
     last_try: bool = False,
 ) -> list[int]:
-    """``evaluation.pool``'s worker processes over ``jobs[indices]``; the jobs of a dead worker."""
+    """``evaluation.pool``'s worker processes over ``jobs[indices]``; the jobs of a dead worker.
+
+    As in ``evaluation.pool``: no worker outlives this process (each watches it; on any exception
+    here, SIGTERM included, the workers are stopped before it propagates).
+    """
+    import os
+    import signal
+    import threading
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    from evaluation.pool import JobOutcome, _pool_context, _worker_init
+    from evaluation.pool import (
+        JobOutcome,
+        _pool_context,
+        _raise_on_sigterm,
+        _stop_workers,
+        _worker_init,
+    )
 
-    lost = []
-    with ProcessPoolExecutor(workers, mp_context=_pool_context(), initializer=_worker_init) as ex:
+    lost: list[int] = []
+    on_term = threading.current_thread() is threading.main_thread() and (
+        signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    )
+    if on_term:
+        signal.signal(signal.SIGTERM, _raise_on_sigterm)
+    ex = ProcessPoolExecutor(
+        workers, mp_context=_pool_context(), initializer=_worker_init, initargs=(os.getpid(),)
+    )
+    try:
         futures = {}
         for k, i in enumerate(indices):
             try:
@@ -258,6 +279,14 @@ def _run_pool(
             except Exception as exc:  # e.g. a result that cannot be sent back
                 outcome = JobOutcome(jobs[i], failed_row(jobs[i], exc))
             finish(i, outcome)
+    except BaseException:
+        _stop_workers(ex)
+        raise
+    else:
+        ex.shutdown(wait=True)
+    finally:
+        if on_term:
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
     return sorted(lost)
 
 
