@@ -54,13 +54,20 @@ log = logging.getLogger(__name__)
 
 _POLICY_CACHE: dict[tuple[ControllerSpec, bool], Predictor] = {}
 
+#: Builds the policy of a ``policy``-kind job where it runs: ``make_policy(spec, job)``.
+PolicyMaker = Callable[[ControllerSpec, EvalJob], Predictor]
 
-def run_job(job: EvalJob, policy: Predictor | None = None) -> EpisodeRecords:
+
+def run_job(
+    job: EvalJob, policy: Predictor | None = None, make_policy: PolicyMaker | None = None
+) -> EpisodeRecords:
     """Run one job and return its records (``run_native`` or ``run_policy``, as in training).
 
     Args:
         job: The job.
         policy: The policy of a ``policy``-kind controller (in-process only).
+        make_policy: Builds the policy of a ``policy``-kind controller when ``policy`` is not
+            given (e.g. ``evaluation.user_policies.make_user_policy``, a user's class).
     """
     c = job.controller
     spec = job.scenario
@@ -75,6 +82,8 @@ def run_job(job: EvalJob, policy: Predictor | None = None) -> EpisodeRecords:
         if cache_key not in _POLICY_CACHE:
             _POLICY_CACHE[cache_key] = load_checkpoint_policy(c)
         policy = _POLICY_CACHE[cache_key]
+    elif policy is None and make_policy is not None:
+        policy = make_policy(c, job)
     elif policy is None:
         raise SpecError(f"controller {c.label!r}: a policy object is needed to run it")
     env_kwargs = {"timeout_s": job.timeout_s, "max_change": max_change, "action_mode": action_mode}
@@ -100,11 +109,13 @@ class JobOutcome:
     timeseries: pd.DataFrame | None = None
 
 
-def execute_job(job: EvalJob, policy: Predictor | None = None) -> JobOutcome:
+def execute_job(
+    job: EvalJob, policy: Predictor | None = None, make_policy: PolicyMaker | None = None
+) -> JobOutcome:
     """Run a job and summarise it; an exception becomes a ``failed`` row (never raised)."""
     t0 = time.monotonic()
     try:
-        rec = run_job(job, policy)
+        rec = run_job(job, policy, make_policy)
         row, flows, ts = records_to_rows(rec, job, time.monotonic() - t0)
         return JobOutcome(job, row, flows, ts)
     except Exception as exc:  # isolate the failure to this job
@@ -192,15 +203,18 @@ def evaluate_many(
     sim_time_s: float | None = None,
     keep_timeseries: bool = True,
     on_done: Callable[[JobOutcome, int, int], None] | None = None,
+    make_policy: PolicyMaker | None = None,
 ) -> Evaluation:
     """Run every controller x scenario x seed, ``jobs`` simulations at a time; tidy tables back.
 
     Every job is its own simulation. Policies (baselines and trained checkpoints alike) run through
     ``run_policy``, the environment loop of training; native controllers through ``run_native``.
     Trained checkpoints travel to the workers as paths and are loaded there (once per worker);
-    policy objects in ``policies`` run in this process. A job that raises is recorded as a
-    ``failed`` row with its error; the others complete. A job whose worker process dies is run
-    again in a process of its own, and recorded as failed if that dies too.
+    policy objects in ``policies`` run in this process; other ``policy``-kind controllers (a
+    user's class, ``evaluation.user_policies``) are built by ``make_policy`` in the workers. A
+    job that raises is recorded as a ``failed`` row with its error; the others complete. A job
+    whose worker process dies is run again in a process of its own, and recorded as failed if
+    that dies too.
 
     With ``jobs > 1`` the workers are started with ``forkserver`` (``spawn`` where missing), so a
     script calling this needs the usual ``if __name__ == "__main__":`` guard.
@@ -226,6 +240,14 @@ def evaluate_many(
         sim_time_s: When set, overrides every scenario's ``sim_time_s``.
         keep_timeseries: Return the per-step table (needed for CDF and time-series plots).
         on_done: Called as ``on_done(outcome, k, n)`` after each job (progress).
+        make_policy: Builds a ``policy``-kind controller's policy where its job runs, as
+            ``make_policy(spec, job)``; picklable (a module-level function). With
+            ``evaluation.user_policies``, a user's class runs in the pool like a baseline::
+
+                from evaluation.user_policies import make_user_policy, resolve_user_policy
+
+                evaluate_many([resolve_user_policy("my_policies.py:Hold"), "cubic"], ...,
+                              jobs=2, make_policy=make_user_policy)
 
     Raises:
         SpecError: Before any simulation, for an unknown controller, scenario or backend, a
@@ -239,7 +261,8 @@ def evaluate_many(
         if not list(seq):
             raise SpecError(f"{name} is empty: give at least one")
     policies = dict(policies or {})
-    names = list(controllers) + [p for p in policies if p not in list(controllers)]
+    given = {c.label if isinstance(c, ControllerSpec) else str(c).strip() for c in controllers}
+    names = list(controllers) + [p for p in policies if p not in given]
     specs = [
         resolve_controller(c, f"controllers[{i}]", policies, backend) for i, c in enumerate(names)
     ]
@@ -259,7 +282,13 @@ def evaluate_many(
         for s in cells
         for seed in seeds
     ]
-    local = [i for i, j in enumerate(all_jobs) if j.controller.kind == "policy" or jobs == 1]
+    objects = {label for label, p in policies.items() if not isinstance(p, str | Path)}
+
+    def in_process(job: EvalJob) -> bool:  # a policy object, or nothing that could build one
+        c = job.controller
+        return c.kind == "policy" and (c.label in objects or make_policy is None)
+
+    local = [i for i, j in enumerate(all_jobs) if jobs == 1 or in_process(j)]
     remote = [i for i in range(len(all_jobs)) if i not in set(local)]
     outcomes: dict[int, JobOutcome] = {}
     n = len(all_jobs)
@@ -278,16 +307,16 @@ def evaluate_many(
     def run_local() -> None:
         for i in local:
             job = all_jobs[i]
-            finish(i, execute_job(job, policies.get(job.controller.label)))
+            finish(i, execute_job(job, policies.get(job.controller.label), make_policy))
 
     if remote:
         workers = max(1, min(jobs - (1 if local else 0), len(remote)))
         _warm_up(backend, cells[0])
-        broken = _run_pool(all_jobs, remote, workers, finish, run_local)
+        broken = _run_pool(all_jobs, remote, workers, finish, run_local, make_policy=make_policy)
         # A worker that died (segfault, out of memory) breaks the whole pool: run each job it took
         # down again in a pool of its own, so only a job that kills its process fails.
         for i in broken:
-            _run_pool(all_jobs, [i], 1, finish, None, last_try=True)
+            _run_pool(all_jobs, [i], 1, finish, None, last_try=True, make_policy=make_policy)
     else:
         run_local()
 
@@ -367,6 +396,7 @@ def _run_pool(
     finish: Callable[[int, JobOutcome], None],
     meanwhile: Callable[[], None] | None,
     last_try: bool = False,
+    make_policy: PolicyMaker | None = None,
 ) -> list[int]:
     """Run ``all_jobs[indices]`` in a process pool; return the jobs lost to a dead worker.
 
@@ -387,7 +417,7 @@ def _run_pool(
         workers, mp_context=_pool_context(), initializer=_worker_init, initargs=(os.getpid(),)
     )
     try:
-        futures = {pool.submit(execute_job, all_jobs[i]): i for i in indices}
+        futures = {pool.submit(execute_job, all_jobs[i], None, make_policy): i for i in indices}
         if meanwhile is not None:
             meanwhile()
         for fut in as_completed(futures):
