@@ -201,7 +201,9 @@ def rliable_section(results: pd.DataFrame, confidence: float = 0.95) -> tuple[pd
     stratified bootstrap intervals, and each controller's probability of improvement over XRC
     (its policy, else its native sender) when XRC ran.
     """
-    present = set(results["controller"])
+    ok = results["status"].eq("ok") if "status" in results.columns else True
+    scored = results[ok & np.isfinite(pd.to_numeric(results["mean_reward"], errors="coerce"))]
+    present = set(scored["controller"])  # one whose runs all failed has no score to compare with
     reference = next((c for c in REFERENCES if c in present), None)
     table = rliable_aggregates(results, "mean_reward", reference, confidence=confidence)
     if table.empty or "iqm" not in table.columns:

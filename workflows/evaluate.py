@@ -13,20 +13,27 @@ scenario and seed), ``flows.parquet`` (per flow), ``timeseries.parquet`` (per st
 ``report.md``, ``comparison.txt`` and the plots (throughput-delay scatter, delay CDFs, time
 series); then prints the comparison table and the paths of the plots.
 
+A controller may also be the user's own policy class, ``module:Class`` or ``path/to/file.py:Class``
+(``evaluation.user_policies`` says what the class may declare); it runs in the worker pool like
+the registry's baselines. ``python evaluate.py --help`` lists the controllers, scenarios and main
+options.
+
 Exit status: 0 when every run finished, 1 when some failed (they are listed; the others are still
-reported), 2 for an invalid config (before any simulation).
+reported; when every run failed, the first failure is named), 2 for an invalid config (before any
+simulation), 143 on SIGTERM (the worker processes and their simulators are stopped first).
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import os
 import sys
 from pathlib import Path
 from typing import Any
 
 import hydra
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from cellgym.vocab import (
     ACTION_MODES,
@@ -41,6 +48,46 @@ from configs.schema import register_configs
 
 log = logging.getLogger("evaluate")
 register_configs()
+
+
+def _help(tool: str) -> str:
+    from workflows import cli_help
+
+    return cli_help.evaluate_help() if tool == "evaluate" else ""
+
+
+OmegaConf.register_new_resolver("cellgym_help", _help, replace=True)
+
+
+def resolve_scenario(text: str, where: str) -> Any:
+    """``load_scenario`` of a config name or YAML path; an unknown one names both forms."""
+    from cellgym.scenario import SCENARIO_CONFIGS, load_scenario, scenario_names
+
+    path = Path(text)
+    if path.suffix in (".yaml", ".yml"):
+        if not path.is_file():
+            raise SpecError(f"{where}={text!r}: no scenario file at {path.resolve()}")
+    elif not (SCENARIO_CONFIGS / f"{text}.yaml").is_file():
+        raise SpecError(
+            f"{where}={text!r} is unknown: give a scenario YAML file (path/to/scenario.yaml) or "
+            f"a config name: {', '.join(scenario_names())}"
+        )
+    return load_scenario(path)
+
+
+def resolve_controllers(names: Any, backend: str) -> list[Any]:
+    """Each controller of the list: a registry name, a checkpoint or a user's policy class."""
+    from evaluation.resolve import resolve_controller
+    from evaluation.user_policies import is_class_ref, resolve_user_policy
+
+    if os.getcwd() not in sys.path:  # module:Class of the user's working directory (and workers)
+        sys.path.insert(1, os.getcwd())
+    return [
+        resolve_user_policy(str(c), f"controllers[{i}]")
+        if is_class_ref(str(c))
+        else resolve_controller(str(c), f"controllers[{i}]", backend=backend)
+        for i, c in enumerate(names)
+    ]
 
 
 def backend_name(cfg: DictConfig) -> str:
@@ -61,10 +108,9 @@ def validate(cfg: DictConfig) -> dict[str, Any]:
     """
     from cellgym.metrics import check_confidence
     from cellgym.reward import RewardSpec
-    from cellgym.scenario import ScenarioSpec, load_scenario
+    from cellgym.scenario import ScenarioSpec
     from cellgym.seeding import check_seed
     from configs.schema import check_known_keys, to_dict
-    from evaluation.resolve import resolve_controller
 
     def check(ok: bool, message: str) -> None:
         if not ok:
@@ -87,12 +133,11 @@ def validate(cfg: DictConfig) -> dict[str, Any]:
     for i, seed in enumerate(cfg.seeds):
         check_seed(f"seeds[{i}]", seed)
     try:
-        controllers = [
-            resolve_controller(str(c), f"controllers[{i}]", backend=backend)
-            for i, c in enumerate(cfg.controllers)
-        ]
+        controllers = resolve_controllers(cfg.controllers, backend)
         if cfg.scenarios:
-            scenarios = [load_scenario(str(s)) for s in cfg.scenarios]
+            scenarios = [
+                resolve_scenario(str(s), f"scenarios[{i}]") for i, s in enumerate(cfg.scenarios)
+            ]
         else:
             scenarios = [ScenarioSpec.from_config(cfg.scenario)]
         reward = RewardSpec.from_config(to_dict(cfg.reward))
@@ -129,6 +174,7 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
     """
     from evaluation.pool import evaluate_many
     from evaluation.report import summarize, summary_table, write_report
+    from evaluation.user_policies import make_user_policy
 
     args = validate(cfg)
     out = Path(cfg.out_dir)
@@ -155,6 +201,7 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
         deterministic=bool(cfg.deterministic),
         from_s=float(cfg.from_s),
         sim_time_s=None if cfg.sim_time_s is None else float(cfg.sim_time_s),
+        make_policy=make_user_policy,
     )
     notes = (
         f"Backend `{args['backend']}`, seeds {args['seeds']}, reward budget "
@@ -185,6 +232,13 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
             print(f"plot: {path.resolve()}")
     print(f"report: {paths['report'].resolve()}")
     print(f"results: {paths['results'].resolve()}")
+    if len(failed) == len(results):
+        first = failed.iloc[0]
+        print(
+            f"evaluate.py: every run failed ({len(results)} of {len(results)}); the first, "
+            f"{first['controller']} / {first['scenario']} / seed {first['seed']}: {first['error']}",
+            file=sys.stderr,
+        )
     return {
         "results": results,
         "flows": flows,
