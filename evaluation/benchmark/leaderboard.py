@@ -15,11 +15,12 @@ one):
   their intervals), ``improvement.png`` (the probability-of-improvement matrix).
 
 Nothing runs here: the runs come from the cache (``python -m evaluation.benchmark score`` makes
-them); controllers with runs missing are listed and left out of the aggregates.
+them); controllers with runs missing or failed are listed and left out of the aggregates.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 from collections.abc import Sequence
@@ -33,7 +34,7 @@ from cellgym.paths import REPO_ROOT
 from cellgym.provenance import markdown_line, record
 from evaluation.benchmark import aggregate
 from evaluation.benchmark.cache import RunCache, code_digest, run_inputs
-from evaluation.benchmark.entrants import Entrant, resolve_entrants
+from evaluation.benchmark.entrants import Entrant, entrant_hash, resolve_entrants
 from evaluation.benchmark.render import RAW_HEADERS
 from evaluation.benchmark.runner import runs_frame
 from evaluation.benchmark.scores import score_frame
@@ -61,7 +62,14 @@ def cached_entrants(suite: Suite, split: str, backend: str, cache: RunCache) -> 
         key = json.dumps(m["identity"], sort_keys=True)
         spec = ControllerSpec(label=m["controller"], kind=m["kind"], name=m["text"])
         found.setdefault(key, Entrant(m["text"], spec, m["identity"]))
-    return sorted(found.values(), key=lambda e: e.label)
+    labels = [e.label for e in found.values()]
+    out = []
+    for e in found.values():  # two versions of one policy file: told apart by their identity
+        if labels.count(e.label) > 1 and e.spec is not None:
+            label = f"{e.label}@{entrant_hash(e.identity)[:8]}"
+            e = Entrant(e.text, dataclasses.replace(e.spec, label=label), e.identity)
+        out.append(e)
+    return sorted(out, key=lambda e: e.label)
 
 
 def collect(
@@ -109,7 +117,7 @@ def build(
 ) -> dict[str, Any]:
     """Everything the leaderboard shows, from the runs table (``runs_frame``)."""
     scored, refs = score_frame(frame, suite)
-    complete = scored.groupby("controller")["status"].apply(lambda s: bool(s.ne("missing").all()))
+    complete = scored.groupby("controller")["status"].apply(lambda s: bool(s.eq("ok").all()))
     incomplete = sorted(complete.index[~complete])
     ranked = scored[scored["controller"].isin(complete.index[complete])]
     agg = []

@@ -88,9 +88,10 @@ def markdown(numbers: dict[str, Any]) -> str:
         ["#", "controller", "kind", "IQM", "mean", "optimality gap", "runs", "run time s"], rows
     )
     if numbers["incomplete"]:
-        lines += ["", f"Left out (runs missing): {', '.join(numbers['incomplete'])}."]
+        lines += ["", f"Left out (runs missing or failed): {', '.join(numbers['incomplete'])}."]
     if numbers["failed"]:
-        lines += ["", f"Failed runs: {len(numbers['failed'])} (listed in numbers.json)."]
+        n = len(numbers["failed"])
+        lines += ["", f"Failed runs: {n} (in numbers.json; `score` runs them again)."]
     lines += [
         "",
         "Run time: the sum of the runs' wall times (with `--jobs 2`, about half of it passes).",

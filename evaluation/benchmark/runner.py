@@ -67,6 +67,7 @@ class BenchJob:
         from_s: Measure only steps ending after this time.
         delay_budget_ms: The budget of ``hol_budget_compliance``.
         competitor: The task's competitor flow.
+        code: The code digest of the backend (``evaluation.benchmark.cache.code_digest``).
         key: The cache key.
     """
 
@@ -80,6 +81,7 @@ class BenchJob:
     from_s: float
     delay_budget_ms: float
     competitor: int | None
+    code: str
     key: str
 
     @property
@@ -104,8 +106,9 @@ def plan(suite: Suite, split: str, backend: str, entrants: Sequence[Entrant]) ->
             suite.from_s,
             suite.delay_budget_ms,
             task.competitor,
+            code,
             run_key(e.identity, spec, seed, backend, code, measure),
-        )  # fmt: skip
+        )
         for e in entrants
         if not e.computed
         for task, seed, spec in suite.runs(split)
@@ -149,7 +152,7 @@ def execute(job: BenchJob) -> dict[str, Any]:
             "text": job.entrant.text,
             "kind": job.entrant.kind,
             "identity": job.entrant.identity,
-            "code": code_digest(job.backend),
+            "code": job.code,
             "finished": datetime.now(UTC).isoformat(timespec="seconds"),
         },
         "status": status,
