@@ -280,7 +280,8 @@ def test_derived_features_are_the_window_against_the_fair_share_bdp():
     assert f.shape == (16,) and np.array_equal(f[:11], obs)
     assert f[11:].tolist() == pytest.approx([1.0, -1.0, 12.0, 1.0, 0.0])
     assert transform(np.zeros(11), "derived")[11:].tolist() == [0.0, 0.0, 0.0, 0.0, 0.0]
-    assert transform(obs, "raw") is not None and transform(obs, "raw").shape == (11,)
+    raw = transform(obs, "raw")
+    assert raw.shape == (11,) and np.array_equal(raw, obs)
 
 
 def test_off_policy_run_continues_with_its_replay_buffer(tmp_path):

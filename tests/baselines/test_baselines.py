@@ -51,7 +51,10 @@ def test_policies_are_the_registry_policies():
         c.name: c.entry_point for c in controllers.CONTROLLERS.values() if c.kind == "policy"
     }
     for name in POLICIES:
-        assert make_policy(name).predict is not None
+        # SB3's predict: one action in [-1, 1] for one observation, the state passed through.
+        action, state = make_policy(name).predict(_xrc_obs(), "s", np.array([True]), True)
+        assert action.shape == (1,) and action.dtype == np.float32, name
+        assert np.all(np.abs(action) <= 1.0) and state == "s", name
     for name in controllers.names():
         assert is_native(name) == (controllers.CONTROLLERS[name].kind == "native")
     assert not is_native("a trained checkpoint")

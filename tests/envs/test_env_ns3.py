@@ -15,6 +15,7 @@ import pytest
 
 import envs  # noqa: F401  (registers CellGym/*)
 from baselines import make_policy
+from cellgym.reward import RewardSpec
 from envs.lte_cell import OBS
 
 pytestmark = pytest.mark.ns3
@@ -90,6 +91,17 @@ def test_reward_terms_in_info_and_feedback_arrives():
     for key in ("utilization", "delay_ms", "delay_penalty", "jain", "reward"):
         assert key in info
     assert info["reward"] == pytest.approx(rewards[-1])
+    # The reward is its terms' weighted sum (cellgym.reward, the default weights and budget).
+    spec = RewardSpec()
+    over = max(0.0, info["delay_ms"] - spec.delay_budget_ms) / spec.delay_budget_ms
+    assert info["delay_penalty"] == pytest.approx(min(spec.max_delay_penalty, over))
+    assert 0.0 <= info["utilization"] <= 1.0 and 0.0 < info["jain"] <= 1.0
+    want = (
+        spec.w_utilization * info["utilization"]
+        - spec.w_delay * info["delay_penalty"]
+        + spec.w_fairness * info["jain"]
+    )
+    assert rewards[-1] == pytest.approx(want, rel=1e-6)
     assert obs[-1][OBS["fair_rate_mbps"]] > 1.0, "the explicit rate should reach the sender"
     assert obs[-1][OBS["rtt_min_ms"]] > 30.0
 

@@ -133,7 +133,7 @@ def test_ns3_prr_recovery_runs_and_differs_from_classic():
     assert calibrate.run_metrics(runs["ns3_prr"])["utilization"] > 0.7
 
 
-def test_fast_param_overrides_are_typed_and_bad_ones_named():
+def test_fast_param_overrides_are_typed_and_bad_ones_named(capsys):
     knobs = calibrate.parse_knobs(["uplink=bsr", "ul_grant_ms=6", "harq_bler=0.1", "air_ul_ms=5"])
     assert knobs == {"uplink": "bsr", "ul_grant_ms": 6, "harq_bler": 0.1, "air_ul_ms": 5}
     assert calibrate.parse_knobs(["hystart_delay=false"]) == {"hystart_delay": False}
@@ -144,8 +144,10 @@ def test_fast_param_overrides_are_typed_and_bad_ones_named():
     with pytest.raises(ValueError, match="ul_grant_ms takes int values"):
         calibrate.parse_knobs(["ul_grant_ms=soon"])
     # A value out of the model's range fails before any run, naming the knob.
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as exit_:
         calibrate.main(["--quick", "--scenarios", "static_cubic", "--fast-param", "ul_grant_ms=99"])
+    assert exit_.value.code == 2
+    assert "error: fastsim.ul_grant_ms=99: allowed [0, 62]" in capsys.readouterr().err
 
 
 def test_flow_starts_come_from_the_first_active_step_and_are_replayed():

@@ -60,8 +60,12 @@ def test_quick_run_on_the_fast_backend(tmp_path: Path) -> None:
             assert same["hol_p90_ms"] < fast[cell][f"{cca} + cubic"]["hol_p90_ms"]
 
 
-def test_bad_arguments_name_the_flag() -> None:
-    with pytest.raises(SystemExit):
+def test_bad_arguments_name_the_flag(capsys) -> None:
+    with pytest.raises(SystemExit) as exit_:
         explicit_cell.parse_args(["--seeds", "0"])
-    with pytest.raises(SystemExit):
+    assert exit_.value.code == 2
+    assert "error: --seeds=0 is out of range: allowed [1, 20]" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as exit_:
         explicit_cell.parse_args(["--backend", "gpu"])
+    assert exit_.value.code == 2
+    assert "argument --backend: invalid choice: 'gpu'" in capsys.readouterr().err

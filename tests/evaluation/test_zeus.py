@@ -107,8 +107,13 @@ def _check_outputs(out: Path, args: list[str], backend: str, controllers: list[s
         assert lo <= entry["controllers"]["cubic"]["throughput_harm"] <= hi
         assert 20.0 < entry["controllers"]["cubic"]["throughput_harm"] < 80.0
         assert entry["controllers"]["optimum"]["delay_harm"] < 0.0
-    # Fig. 9's rows: BBR and CUBIC shares sum to one per run.
+    # Fig. 9's rows: BBR's share is its part of the two flows' throughput; with CUBIC's, one.
+    assert tables["fig9"], "no BBR-vs-CUBIC run"
     for r in tables["fig9"]:
+        total = r["controller_mbps"] + r["cubic_mbps"]
+        assert total > 0.0, r
+        assert r["controller_share"] == pytest.approx(r["controller_mbps"] / total, rel=1e-12)
+        assert r["controller_share"] + r["cubic_mbps"] / total == pytest.approx(1.0, abs=1e-12)
         assert 0.0 <= r["controller_share"] <= 1.0
     # The report is a function of numbers.json.
     assert report == zeus_report.report(numbers, tables)
@@ -187,7 +192,7 @@ def test_oracle_driver_matches_the_environment_with_one_flow() -> None:
     )
 
 
-def test_jobs_and_bad_input() -> None:
+def test_jobs_and_bad_input(capsys) -> None:
     jobs = zeus.make_jobs("fast", ["cubic", "xrc", "optimum"], ["t"], ["1", "inf"], [1, 2], 5.0)
     # Per buffer and seed: CUBIC solo + self (its vs run), XRC solo + self + vs.
     assert len(jobs) == 2 * 2 * 5
@@ -206,8 +211,10 @@ def test_jobs_and_bad_input() -> None:
         zeus.matrix(zeus.parse_args(["--controllers", "ledbat"]))
     with pytest.raises(SpecError, match="controllers='nope'"):
         zeus.matrix(zeus.parse_args(["--controllers", "nope"]))
-    with pytest.raises(SystemExit):
+    with pytest.raises(SystemExit) as exit_:
         zeus.parse_args(["--seeds", "0"])
+    assert exit_.value.code == 2
+    assert "error: --seeds=0 is out of range: allowed 1 or more" in capsys.readouterr().err
     # The default matrix: the shared traces, Zeus's buffers, the oracle and optimum everywhere.
     plan = zeus.matrix(zeus.parse_args(["--backend", "both"]))
     assert plan["fast"]["buffers"] == ["1", "5", "10", "inf"]
