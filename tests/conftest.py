@@ -1,12 +1,45 @@
-"""Shared fixtures: the ns-3 tier is skipped (with the reason) when the scenario is not built."""
+"""Shared fixtures: the ns-3 tier is skipped (with the reason) when the scenario is not built.
+
+In CI (``CI`` set, as every CI service sets it) a missing part of the set-up is a failure, not a
+skip: a test that skips because the ns-3 scenario build, 5G-LENA or the shared traces
+(``../shared``) are missing fails there, with the skip's reason and what to set up
+(``ci_required_failure``).
+"""
 
 from __future__ import annotations
 
 import os
+import re
+from collections.abc import Mapping
 
 import pytest
 
 from cellgym.paths import ns3_build_dir
+
+#: Parts of the set-up CI must have, and how a skip reason names each one missing.
+CI_REQUIRED: dict[str, re.Pattern[str]] = {
+    "the ns-3 scenario build (bash scripts/setup.sh)": re.compile(
+        r"ns-3 scenarios? (?:build|not built)"
+    ),
+    "5G-LENA in the ns-3 build (bash scripts/setup.sh builds it)": re.compile(r"5G-LENA"),
+    "the shared traces (../shared/traces or $CELLGYM_TRACES)": re.compile(r"shared traces"),
+}
+
+
+def in_ci(environ: Mapping[str, str] | None = None) -> bool:
+    """True under CI: ``CI`` is set to anything but empty, ``0`` or ``false``."""
+    value = (os.environ if environ is None else environ).get("CI", "")
+    return value.strip().lower() not in ("", "0", "false", "no")
+
+
+def ci_required_failure(reason: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """The failure a skip with ``reason`` becomes in CI; None where it stays a skip."""
+    if not in_ci(environ):
+        return None
+    for part, pattern in CI_REQUIRED.items():
+        if pattern.search(reason):
+            return f"CI must have {part}, but the test skipped: {reason}"
+    return None
 
 
 def ns3_built(program: str = "cellgym-lte") -> bool:
@@ -17,10 +50,22 @@ def ns3_built(program: str = "cellgym-lte") -> bool:
 def pytest_collection_modifyitems(config, items):
     if ns3_built():
         return
-    if os.environ.get("CI"):
+    if in_ci():
         # In CI a missing build is a failure of the set-up, not a reason to skip.
         return
     skip = pytest.mark.skip(reason="ns-3 scenarios not built: run `bash scripts/setup.sh`")
     for item in items:
         if "ns3" in item.keywords:
             item.add_marker(skip)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """In CI, a skip for a missing 5G-LENA, ns-3 build or shared traces is a failure."""
+    report = yield
+    if report.skipped and isinstance(report.longrepr, tuple) and not hasattr(report, "wasxfail"):
+        message = ci_required_failure(str(report.longrepr[2]).removeprefix("Skipped: "))
+        if message is not None:
+            report.outcome = "failed"
+            report.longrepr = message
+    return report
