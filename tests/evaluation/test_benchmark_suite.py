@@ -115,3 +115,12 @@ def test_a_broken_suite_fails_on_load_naming_the_field(edit, match):
 def test_unknown_suite_names_the_choices():
     with pytest.raises(SpecError, match="mini"):
         load_suite("v0")
+
+
+def test_the_suite_modules_examples_run():
+    import doctest
+
+    from evaluation.benchmark import suite
+
+    result = doctest.testmod(suite)
+    assert result.attempted > 0 and result.failed == 0
