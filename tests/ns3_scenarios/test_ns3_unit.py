@@ -1,6 +1,8 @@
 """ns-3-style C++ unit tests (ns3-scenarios/test/), run through ns-3's test runner."""
 
+import re
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -9,7 +11,19 @@ from cellgym.paths import ns3_program
 pytestmark = pytest.mark.ns3
 
 
-@pytest.mark.parametrize("suite", ["tcp-xrc", "explicit-router", "xcpr", "pbe", "trace-scheduler"])
+SUITES = [
+    "tcp-xrc",
+    "explicit-router",
+    "xcpr",
+    "pbe",
+    "trace-scheduler",
+    "xrc-rlc-watch",
+    "xrc-enb-agent",
+    "trace-link",
+]
+
+
+@pytest.mark.parametrize("suite", SUITES)
 def test_cpp_unit_suites_pass(suite):
     # ns-3's runner takes one suite at a time when the program holds several.
     out = subprocess.run(
@@ -20,3 +34,13 @@ def test_cpp_unit_suites_pass(suite):
     )
     assert out.returncode == 0, out.stdout + out.stderr
     assert f"PASS {suite}" in out.stdout + out.stderr
+
+
+def test_every_suite_is_run():
+    test_dir = Path(__file__).resolve().parents[2] / "ns3-scenarios" / "test"
+    declared = {
+        name
+        for path in test_dir.glob("*.cc")
+        for name in re.findall(r'TestSuite\("([\w-]+)"', path.read_text())
+    }
+    assert declared == set(SUITES)
