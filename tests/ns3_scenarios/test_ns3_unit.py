@@ -19,6 +19,7 @@ SUITES = [
     "trace-scheduler",
     "xrc-rlc-watch",
     "xrc-enb-agent",
+    "xrc-carrier-manager",
     "trace-link",
 ]
 
