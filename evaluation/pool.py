@@ -16,8 +16,10 @@ each job as its own simulation (``evaluation.rollouts``), and returns the tables
 from __future__ import annotations
 
 import logging
+import multiprocessing.util
 import os
 import select
+import shutil
 import signal
 import threading
 import time
@@ -123,12 +125,14 @@ def execute_job(
         return JobOutcome(job, failed_row(job, exc, time.monotonic() - t0))
 
 
-def _watch_parent(pid: int) -> None:
+def _watch_parent(pid: int, temp_dir: str | None = None) -> None:
     """End this process as soon as process ``pid`` has ended (a daemon thread waits for it).
 
     Under ``forkserver`` a worker's parent is the fork server, not the process that started the
     pool, and the server outlives that process while any worker holds its pipe: the kernel's
     parent-death signal alone would leave a busy worker running after a SIGKILL of the caller.
+    ``temp_dir`` (the caller's ``multiprocessing`` folder, ``pymp-*``, which a killed caller
+    cannot remove) is removed on the way out.
     """
 
     def wait() -> None:
@@ -139,6 +143,8 @@ def _watch_parent(pid: int) -> None:
                 time.sleep(0.5)
         else:
             select.select([fd], [], [])  # readable when the process has ended
+        if temp_dir:
+            shutil.rmtree(temp_dir, ignore_errors=True)
         os._exit(1)  # the simulators (children with a parent-death signal) follow
 
     if not _alive(pid):
@@ -156,19 +162,26 @@ def _alive(pid: int) -> bool:
     return True
 
 
-def _worker_init(caller: int | None = None) -> None:
+def _worker_init(caller: int | None = None, caller_temp_dir: str | None = None) -> None:
     """Tie the worker's life to the caller's; keep it to one thread (the jobs are the parallelism).
 
     Args:
         caller: The process that runs the pool: the worker ends when it does, whatever kills it.
+        caller_temp_dir: The caller's ``multiprocessing`` temporary folder, removed by the
+            workers when the caller has ended without removing it (``worker_initargs``).
     """
     _die_with_parent()  # the direct parent (the fork server, or the caller under spawn)
     if caller is not None:
-        _watch_parent(caller)
+        _watch_parent(caller, caller_temp_dir)
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.environ.setdefault("MKL_NUM_THREADS", "1")
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     logging.basicConfig(level=logging.WARNING)
+
+
+def worker_initargs() -> tuple[int, str]:
+    """``_worker_init``'s arguments in the process that starts a pool: its pid and its folder."""
+    return os.getpid(), multiprocessing.util.get_temp_dir()
 
 
 class Evaluation(NamedTuple):
@@ -414,7 +427,7 @@ def _run_pool(
     if on_term:
         signal.signal(signal.SIGTERM, _raise_on_sigterm)
     pool = ProcessPoolExecutor(
-        workers, mp_context=_pool_context(), initializer=_worker_init, initargs=(os.getpid(),)
+        workers, mp_context=_pool_context(), initializer=_worker_init, initargs=worker_initargs()
     )
     try:
         futures = {pool.submit(execute_job, all_jobs[i], None, make_policy): i for i in indices}

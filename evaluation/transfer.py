@@ -236,7 +236,6 @@ def _run_pool(
     As in ``evaluation.pool``: no worker outlives this process (each watches it; on any exception
     here, SIGTERM included, the workers are stopped before it propagates).
     """
-    import os
     import signal
     import threading
     from concurrent.futures import ProcessPoolExecutor, as_completed
@@ -248,6 +247,7 @@ def _run_pool(
         _raise_on_sigterm,
         _stop_workers,
         _worker_init,
+        worker_initargs,
     )
 
     lost: list[int] = []
@@ -257,7 +257,7 @@ def _run_pool(
     if on_term:
         signal.signal(signal.SIGTERM, _raise_on_sigterm)
     ex = ProcessPoolExecutor(
-        workers, mp_context=_pool_context(), initializer=_worker_init, initargs=(os.getpid(),)
+        workers, mp_context=_pool_context(), initializer=_worker_init, initargs=worker_initargs()
     )
     try:
         futures = {}

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import logging
 import math
-import os
 import signal
 import threading
 import time
@@ -228,7 +227,7 @@ def _pool(
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    from evaluation.pool import _pool_context, _stop_workers, _worker_init
+    from evaluation.pool import _pool_context, _stop_workers, _worker_init, worker_initargs
 
     lost: list[BenchJob] = []
     on_term = threading.current_thread() is threading.main_thread() and (
@@ -237,7 +236,7 @@ def _pool(
     if on_term:
         signal.signal(signal.SIGTERM, _raise_on_sigterm)
     pool = ProcessPoolExecutor(
-        workers, mp_context=_pool_context(), initializer=_worker_init, initargs=(os.getpid(),)
+        workers, mp_context=_pool_context(), initializer=_worker_init, initargs=worker_initargs()
     )
     try:
         futures = {pool.submit(execute, j): j for j in jobs}

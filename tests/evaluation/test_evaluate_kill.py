@@ -66,8 +66,15 @@ def test_killing_evaluate_py_leaves_no_process_behind(tmp_path, sig):
         f"out_dir={tmp_path / 'eval'}",
         f"hydra.run.dir={tmp_path / 'hydra'}",
     ]
+    tmp = tmp_path / "tmp"  # the run's own TMPDIR: multiprocessing's pymp-* folder goes here
+    tmp.mkdir()
     proc = subprocess.Popen(
-        cmd, cwd=REPO, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, start_new_session=True
+        cmd,
+        cwd=REPO,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        env={**os.environ, "TMPDIR": str(tmp)},
     )
     root = psutil.Process(proc.pid)
     seen: set[tuple[int, float]] = set()
@@ -87,6 +94,9 @@ def test_killing_evaluate_py_leaves_no_process_behind(tmp_path, sig):
         while _alive(seen) and time.monotonic() < deadline:
             time.sleep(0.1)
         assert not _alive(seen), f"outlived evaluate.py ({sig.name}): {_alive(seen)}"
+        # Nor does its temporary folder (a SIGKILLed caller cannot remove it: its workers do).
+        left = sorted(p.name for p in tmp.glob("pymp-*"))
+        assert not left, f"left in TMPDIR after {sig.name}: {left}"
     finally:  # a failed test leaves nothing running either
         if proc.poll() is None:
             proc.kill()
