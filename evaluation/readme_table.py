@@ -66,7 +66,9 @@ def render(summary: pd.DataFrame, aggregate: pd.DataFrame, training: set[str]) -
     """The markdown table: a row per scenario, then mean, IQM and P(improvement) over all runs."""
     controllers = list(dict.fromkeys(summary["controller"]))
     scenarios = list(dict.fromkeys(summary["scenario"]))
-    runs = int(aggregate["runs"].max()) if len(aggregate) else 0
+    # rliable's table counts runs per scenario ("runs") and scenarios ("tasks").
+    per_task = aggregate["runs"] * (aggregate["tasks"] if "tasks" in aggregate else 1)
+    runs = int(per_task.max()) if len(aggregate) else 0
     head = "| scenario | " + " | ".join(_title(c) for c in controllers) + " |"
     lines = [head, "|---" * (len(controllers) + 1) + "|"]
     cell = summary.set_index(["controller", "scenario"])

@@ -28,7 +28,8 @@ def _run(tmp_path):
     pd.DataFrame(
         {
             "controller": ["ppo:runs/x", "xrc_policy"],
-            "runs": [6, 6],
+            "runs": [3, 3],
+            "tasks": [2, 2],
             "mean": [0.6552, 0.6508],
             "mean_low": [0.5, 0.49],
             "mean_high": [0.8, 0.81],
