@@ -402,16 +402,21 @@ def _stop_workers(pool: Any) -> None:
             p.join(1.0)
 
 
-def _run_pool(
-    all_jobs: list[EvalJob],
-    indices: list[int],
+def pool_map(
+    items: Sequence[Any],
+    submit: Callable[[Any, Any], Any],
+    finish: Callable[[Any, Any], None],
+    failed: Callable[[Any, str], Any],
     workers: int,
-    finish: Callable[[int, JobOutcome], None],
-    meanwhile: Callable[[], None] | None,
     last_try: bool = False,
-    make_policy: PolicyMaker | None = None,
-) -> list[int]:
-    """Run ``all_jobs[indices]`` in a process pool; return the jobs lost to a dead worker.
+    meanwhile: Callable[[], None] | None = None,
+) -> list[Any]:
+    """Run ``items`` in this module's worker processes; return those lost to a dead worker.
+
+    ``submit(executor, item)`` submits an item's job (a picklable function and its arguments) and
+    returns its future; ``finish(item, result)`` takes each result as it completes;
+    ``failed(item, message)`` makes the result of a job that raised, or (``last_try``) whose
+    worker died. ``meanwhile`` runs in this process once every item is submitted.
 
     No worker outlives the caller: on any exception here (Ctrl-C, or SIGTERM, turned into
     ``SystemExit(143)`` while the pool runs) the workers are terminated before it propagates, and
@@ -420,7 +425,7 @@ def _run_pool(
     from concurrent.futures import ProcessPoolExecutor, as_completed
     from concurrent.futures.process import BrokenProcessPool
 
-    lost: list[int] = []
+    lost: list[Any] = []
     on_term = threading.current_thread() is threading.main_thread() and (
         signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
     )
@@ -430,22 +435,27 @@ def _run_pool(
         workers, mp_context=_pool_context(), initializer=_worker_init, initargs=worker_initargs()
     )
     try:
-        futures = {pool.submit(execute_job, all_jobs[i], None, make_policy): i for i in indices}
+        futures = {}
+        for k, item in enumerate(items):
+            try:
+                futures[submit(pool, item)] = item
+            except BrokenProcessPool:  # a worker died before every job was submitted
+                lost.extend(items[k:])
+                break
         if meanwhile is not None:
             meanwhile()
         for fut in as_completed(futures):
-            i = futures[fut]
+            item = futures[fut]
             try:
-                outcome = fut.result()
+                result = fut.result()
             except BrokenProcessPool as exc:
                 if not last_try:
-                    lost.append(i)
+                    lost.append(item)
                     continue
-                error = f"worker process died while running this job ({exc})"
-                outcome = JobOutcome(all_jobs[i], failed_row(all_jobs[i], error))
+                result = failed(item, f"worker process died while running this job ({exc})")
             except Exception as exc:  # e.g. a result that cannot be sent back
-                outcome = JobOutcome(all_jobs[i], failed_row(all_jobs[i], exc))
-            finish(i, outcome)
+                result = failed(item, f"{type(exc).__name__}: {exc}")
+            finish(item, result)
     except BaseException:
         _stop_workers(pool)
         raise
@@ -454,6 +464,28 @@ def _run_pool(
     finally:
         if on_term:
             signal.signal(signal.SIGTERM, signal.SIG_DFL)
+    return lost
+
+
+def _run_pool(
+    all_jobs: list[EvalJob],
+    indices: list[int],
+    workers: int,
+    finish: Callable[[int, JobOutcome], None],
+    meanwhile: Callable[[], None] | None,
+    last_try: bool = False,
+    make_policy: PolicyMaker | None = None,
+) -> list[int]:
+    """Run ``all_jobs[indices]`` in the worker pool (``pool_map``); the jobs of a dead worker."""
+    lost = pool_map(
+        indices,
+        lambda ex, i: ex.submit(execute_job, all_jobs[i], None, make_policy),
+        finish,
+        lambda i, error: JobOutcome(all_jobs[i], failed_row(all_jobs[i], error)),
+        workers,
+        last_try=last_try,
+        meanwhile=meanwhile,
+    )
     if lost:
         log.warning("a worker process died: running its %d job(s) again one by one", len(lost))
     return sorted(lost)

@@ -231,63 +231,19 @@ def _run_pool(
     finish: Callable[[int, Any], None],
     last_try: bool = False,
 ) -> list[int]:
-    """``evaluation.pool``'s worker processes over ``jobs[indices]``; the jobs of a dead worker.
+    """``evaluation.pool``'s worker processes over ``jobs[indices]``; the jobs of a dead worker."""
+    from evaluation.pool import JobOutcome, pool_map
 
-    As in ``evaluation.pool``: no worker outlives this process (each watches it; on any exception
-    here, SIGTERM included, the workers are stopped before it propagates).
-    """
-    import signal
-    import threading
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from concurrent.futures.process import BrokenProcessPool
-
-    from evaluation.pool import (
-        JobOutcome,
-        _pool_context,
-        _raise_on_sigterm,
-        _stop_workers,
-        _worker_init,
-        worker_initargs,
+    return sorted(
+        pool_map(
+            indices,
+            lambda ex, i: ex.submit(execute_user_job, jobs[i]),
+            finish,
+            lambda i, error: JobOutcome(jobs[i], failed_row(jobs[i], error)),
+            workers,
+            last_try=last_try,
+        )
     )
-
-    lost: list[int] = []
-    on_term = threading.current_thread() is threading.main_thread() and (
-        signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
-    )
-    if on_term:
-        signal.signal(signal.SIGTERM, _raise_on_sigterm)
-    ex = ProcessPoolExecutor(
-        workers, mp_context=_pool_context(), initializer=_worker_init, initargs=worker_initargs()
-    )
-    try:
-        futures = {}
-        for k, i in enumerate(indices):
-            try:
-                futures[ex.submit(execute_user_job, jobs[i])] = i
-            except BrokenProcessPool:  # a worker died before every job was submitted
-                lost.extend(indices[k:])
-                break
-        for fut in as_completed(futures):
-            i = futures[fut]
-            try:
-                outcome = fut.result()
-            except BrokenProcessPool as exc:
-                if not last_try:
-                    lost.append(i)
-                    continue
-                outcome = JobOutcome(jobs[i], failed_row(jobs[i], f"worker process died ({exc})"))
-            except Exception as exc:  # e.g. a result that cannot be sent back
-                outcome = JobOutcome(jobs[i], failed_row(jobs[i], exc))
-            finish(i, outcome)
-    except BaseException:
-        _stop_workers(ex)
-        raise
-    else:
-        ex.shutdown(wait=True)
-    finally:
-        if on_term:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    return sorted(lost)
 
 
 def gap_bound(ns3_value: float) -> float:

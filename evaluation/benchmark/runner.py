@@ -13,8 +13,6 @@ from __future__ import annotations
 
 import logging
 import math
-import signal
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -224,47 +222,11 @@ def _pool(
     Ctrl-C or SIGTERM terminates the workers (and their simulators) before it propagates; the
     records already written stay, so the next call resumes.
     """
-    from concurrent.futures import ProcessPoolExecutor, as_completed
-    from concurrent.futures.process import BrokenProcessPool
+    from evaluation.pool import pool_map
 
-    from evaluation.pool import _pool_context, _stop_workers, _worker_init, worker_initargs
-
-    lost: list[BenchJob] = []
-    on_term = threading.current_thread() is threading.main_thread() and (
-        signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
+    return pool_map(
+        list(jobs), lambda ex, job: ex.submit(execute, job), finish, _failed, workers, last_try
     )
-    if on_term:
-        signal.signal(signal.SIGTERM, _raise_on_sigterm)
-    pool = ProcessPoolExecutor(
-        workers, mp_context=_pool_context(), initializer=_worker_init, initargs=worker_initargs()
-    )
-    try:
-        futures = {pool.submit(execute, j): j for j in jobs}
-        for fut in as_completed(futures):
-            job = futures[fut]
-            try:
-                record = fut.result()
-            except BrokenProcessPool as exc:
-                if not last_try:
-                    lost.append(job)
-                    continue
-                record = _failed(job, f"worker process died while running this job ({exc})")
-            except Exception as exc:  # e.g. a record that cannot be sent back
-                record = _failed(job, f"{type(exc).__name__}: {exc}")
-            finish(job, record)
-    except BaseException:
-        _stop_workers(pool)
-        raise
-    else:
-        pool.shutdown(wait=True)
-    finally:
-        if on_term:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
-    return lost
-
-
-def _raise_on_sigterm(signum: int, frame: Any) -> None:
-    raise SystemExit(128 + signum)
 
 
 def _failed(job: BenchJob, error: str) -> dict[str, Any]:
