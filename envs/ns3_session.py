@@ -18,6 +18,7 @@ from cellgym.paths import ns3_program
 from cellgym.scenario import ScenarioSpec
 from envs.bridge import Ns3Bridge, SimulatorError
 from envs.ns3_capacity import CapacityFile
+from envs.ns3_draws import DrawsFile
 from envs.records import RawStep
 
 log = logging.getLogger(__name__)
@@ -52,6 +53,9 @@ class Ns3Session:
         # A trace channel: the episode's capacity file (removed on close).
         self._capacity = CapacityFile(spec, seed)
         self.args += self._capacity.args
+        # The run's random draws (start offsets, moves, Pareto arrivals), as the fast backend's.
+        self._draws = DrawsFile(spec, seed)
+        self.args += self._draws.args
         self.program = program or ns3_program(spec.cell.ns3_program)
         self.timeout_s = timeout_s
         self._bridge: Ns3Bridge | None = None
@@ -101,6 +105,7 @@ class Ns3Session:
             self._bridge.close()
             self._bridge = None
         self._capacity.remove()
+        self._draws.remove()
 
     def _check_spaces(self, obs_space: gym.Space | None, act_space: gym.Space | None) -> None:
         """Raise ``SimulatorError`` unless the declared spaces hold this scenario's F, U and A."""

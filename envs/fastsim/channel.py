@@ -17,8 +17,7 @@ from envs.fastsim.channel_nr import _nr_blockage, _nr_place, _nr_sinr_db
 from envs.fastsim.codes import MOBILITY_RANDOM
 from envs.fastsim.params import (
     P_CELL_NR,
-    P_MAX_DISTANCE_M,
-    P_MIN_DISTANCE_M,
+    P_DRAW_MOVES,
     P_MOBILITY,
     P_MOBILITY_PERIOD_MS,
     P_NR_BLOCK_LOSS_DB,
@@ -26,7 +25,6 @@ from envs.fastsim.params import (
     P_SINR_SLOPE_DB,
     P_TRACE,
 )
-from envs.fastsim.rng import _rand
 from envs.fastsim.state import CS_NEXT_MOVE_MS, U_DIST, U_MCS
 
 
@@ -81,22 +79,31 @@ def _bytes_of(tbs: np.ndarray, mcs: float, rbs: float, num_rbs: int) -> float:
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _move_ues(b, t, p, cqi_tab, cs, rng, ue):
-    """``random`` mobility: every period each UE draws a distance; its MCS follows.
-
-    NR in FR2: the blockage process toggles first (``channel_nr._nr_blockage``).
-    """
+def _blockage(b, t, p, cqi_tab, rng, ue):
+    """NR in FR2: the blockage process toggles (``channel_nr._nr_blockage``); the MCS follows."""
     if p[P_NR_BLOCK_LOSS_DB] > 0 and _nr_blockage(b, t, p, ue, rng):
         for u in range(ue.shape[1]):
             ue[b, u, U_MCS] = _mcs_for_sinr(_nr_sinr_db(b, u, p, ue), cqi_tab)
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _move_ues(b, t, p, cqi_tab, cs, rng, ue, dr):
+    """``random`` mobility at time ``t`` (ms, the end of a tick): due moves take place.
+
+    Every period each UE moves to its next distance of the run's draws (``cellgym.draws``, the
+    same as ns-3's): UE ``u``'s after move ``k + 1`` is ``dr[b, k * U + u]`` (``P_DRAW_MOVES``
+    moves; none after the last); its MCS follows. A move at a step's end is in that step's
+    observation, as on ns-3 (its moves come before the step's observation at the same instant).
+    """
     if p[P_MOBILITY] == MOBILITY_RANDOM and t >= cs[b, CS_NEXT_MOVE_MS]:
-        lo = p[P_MIN_DISTANCE_M]
-        hi = p[P_MAX_DISTANCE_M]
-        for u in range(ue.shape[1]):
-            d = lo + (hi - lo) * _rand(rng, b)
+        period = int(p[P_MOBILITY_PERIOD_MS])
+        k = cs[b, CS_NEXT_MOVE_MS] // period - 1
+        nu = ue.shape[1]
+        for u in range(nu if k < int(p[P_DRAW_MOVES]) else 0):
+            d = dr[b, k * nu + u]
             if p[P_CELL_NR] > 0:
                 _place_ue(b, u, d, False, p, cqi_tab, ue, rng)
             else:
                 ue[b, u, U_DIST] = d
                 ue[b, u, U_MCS] = _mcs_of(d, p, cqi_tab)
-        cs[b, CS_NEXT_MOVE_MS] += int(p[P_MOBILITY_PERIOD_MS])
+        cs[b, CS_NEXT_MOVE_MS] += period

@@ -4,9 +4,11 @@ The shared clock ticks in ms (TCP, applications, the uplink, RLC arrivals); the 
 scheduling slot, ``P_SLOTS_PER_MS`` per tick (LTE: one 1 ms TTI; NR: 2**numerology slots).
 Per tick and cell, in this order (``step_cell``):
 
-1. Mobility (``channel``): every ``mobility_period_s`` each UE draws a distance (``random``
-   mobility); the MCS follows from the SINR (LTE: Okumura-Hata through the calibrated CQI
-   thresholds; NR: TR 38.901 with LOS state, shadowing and FR2 blockage, ``channel_nr``).
+1. Channel (``channel``): every ``mobility_period_s`` each UE moves to its next distance of the
+   run's draws (``random`` mobility; ``cellgym.draws``, the same as ns-3's; at the end of the
+   tick before, so that a step's observation holds a move at its end, as ns-3's does); the MCS
+   follows from the SINR (LTE: Okumura-Hata through the calibrated CQI thresholds; NR: TR 38.901
+   with LOS state, shadowing and FR2 blockage, ``channel_nr``).
 2. MAC (``mac``), per slot: proportional fair gives the slot's resource blocks to one backlogged
    UE (ns-3's ``PfFfMacScheduler`` picks one UE per RBG with equal metrics: all RBGs), round
    robin splits them; HARQ retransmissions due take their RBs first, without new data. The
@@ -42,7 +44,7 @@ import numpy as np
 from numba import njit, prange
 
 from envs.fastsim.bottleneck import BN_UDP_N
-from envs.fastsim.channel import _move_ues, _place_ue
+from envs.fastsim.channel import _blockage, _move_ues, _place_ue
 from envs.fastsim.codes import (
     NO_RTT,
     RECOVERY_NS3_PRR,
@@ -75,14 +77,13 @@ from envs.fastsim.params import (
     P_ROUTER,
     P_SEG_BYTES,
     P_SLOTS_PER_MS,
-    P_START_JITTER_MS,
+    P_START_OFFSETS,
     P_UL_GRANT_MS,
     P_UPLINK,
 )
 from envs.fastsim.pbe_params import PB_ON
 from envs.fastsim.receiver import _uplink_tti
 from envs.fastsim.rlc import _enb_arrivals
-from envs.fastsim.rng import _rand
 from envs.fastsim.router_params import RP_KIND
 from envs.fastsim.senders.ack import _sender_acks
 from envs.fastsim.senders.dispatch import (
@@ -146,10 +147,14 @@ from envs.fastsim.xcpr_receiver import _xcpr_receivers
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def reset_cell(
-    b, p, fc, cqi_tab, dist0, seed, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
-    lost, obs_f, obs_u, act, bqs, bq,
+    b, p, fc, cqi_tab, dist0, seed, offs, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
+    rtx, lost, obs_f, obs_u, act, bqs, bq, dr,
 ):  # fmt: skip
-    """Put cell ``b`` at t = 0, its RNG seeded from ``seed`` (draws the flows' start offsets)."""
+    """Put cell ``b`` at t = 0, its RNG seeded from ``seed``; flows start ``offs[b]`` ms late.
+
+    ``offs`` are the run's drawn start offsets (``cellgym.draws``), applied when
+    ``P_START_OFFSETS`` is set.
+    """
     rng[b] = np.uint64(seed) * np.uint64(0x9E3779B97F4A7C15) + np.uint64(0x632BE59BD9B4E019)
     cs[b, :] = 0
     cs[b, CS_NEXT_MOVE_MS] = int(p[P_MOBILITY_PERIOD_MS])
@@ -178,8 +183,8 @@ def reset_cell(
         ue[b, u, U_HEAD_REM] = p[P_PDU_BYTES]
         obs_u[b, u, 6] = dist0[u]
     for f in range(fi.shape[1]):
-        jitter = int(_rand(rng, b) * p[P_START_JITTER_MS])
-        start = int(max(fc[f, FC_START_MS], p[P_ATTACH_MS])) + jitter
+        offset = offs[b, f] if p[P_START_OFFSETS] > 0 else 0
+        start = int(max(fc[f, FC_START_MS], p[P_ATTACH_MS])) + offset
         fi[b, f, I_START_MS] = start
         # The server opens the connection: SYN down, SYN-ACK up, then data.
         # The SYN-ACK waits for an uplink grant (``bsr`` uplink: an idle UE's first report).
@@ -215,7 +220,7 @@ def reset_cell(
 @njit(cache=True, error_model="numpy", _nrt=False)
 def step_cell(
     b, n_ttis, p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
-    rtx, lost, obs_f, obs_u, act, bqs, bq,
+    rtx, lost, obs_f, obs_u, act, bqs, bq, dr,
 ):  # fmt: skip
     """Advance cell ``b`` by ``n_ttis`` 1 ms ticks and write its step observation."""
     nf = fi.shape[1]
@@ -226,14 +231,15 @@ def step_cell(
         _on_step(int(fc[f, FC_CCA]), b, f, fi, fx, act, seg)
     for _ in range(n_ttis):
         t = cs[b, CS_T_MS]
-        # 1. Mobility.
-        _move_ues(b, t, p, cqi_tab, cs, rng, ue)
+        # 1. The channel: FR2 blockage (random moves at the tick's end, below).
+        _blockage(b, t, p, cqi_tab, rng, ue)
         # 2-3. MAC and delivery per slot, eNB arrivals after the first slot; the agent's
         # capacity after each slot.
         slot = t * spm
         _mac(b, t, slot, p, fc, fi, fx, ue, ui, rlc, lost, tbs, trc, cs, rng)
         if bnp[BN_UDP_N] > 0:
-            _udp_tick(b, t, p, bnp, bqs, bq, rng)  # ON/OFF UDP cross traffic joins the bottleneck
+            # ON/OFF UDP cross traffic joins the bottleneck.
+            _udp_tick(b, t, p, bnp, bqs, bq, rng, dr)
         _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng)
         _agent_slot(b, t, slot, p, fc, fi, ue, capr, tbs, trc)
         pbe = p[P_PBE + PB_ON] > 0  # PBE-CC's UE monitor decodes the slots' allocations
@@ -263,6 +269,7 @@ def step_cell(
             _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost)
             _after_send(cca, b, f, t, p, fi, fx, lost, fbr)
         cs[b, CS_T_MS] = t + 1
+        _move_ues(b, t + 1, p, cqi_tab, cs, rng, ue, dr)  # 1. random moves due at the tick's end
     _observe(b, p, fc, fi, fx, ue, lost, cs, obs_f, obs_u)
 
 
@@ -336,38 +343,38 @@ def _observe(b, p, fc, fi, fx, ue, lost, cs, obs_f, obs_u):
 @njit(cache=True, error_model="numpy", _nrt=False)
 def step_batch(
     n_ttis, p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
-    rtx, lost, obs_f, obs_u, act, bqs, bq,
+    rtx, lost, obs_f, obs_u, act, bqs, bq, dr,
 ):  # fmt: skip
     """Advance every cell of the batch by ``n_ttis`` TTIs (one thread)."""
     for b in range(cs.shape[0]):
         step_cell(
             b, n_ttis, p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv,
-            fbr, dl, rtx, lost, obs_f, obs_u, act, bqs, bq,
+            fbr, dl, rtx, lost, obs_f, obs_u, act, bqs, bq, dr,
         )  # fmt: skip
 
 
 @njit(cache=True, parallel=True, error_model="numpy", _nrt=False)
 def step_batch_parallel(
     n_ttis, p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
-    rtx, lost, obs_f, obs_u, act, bqs, bq,
+    rtx, lost, obs_f, obs_u, act, bqs, bq, dr,
 ):  # fmt: skip
     """Advance every cell of the batch by ``n_ttis`` TTIs, cells spread over threads."""
     for b in prange(cs.shape[0]):
         step_cell(
             b, n_ttis, p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv,
-            fbr, dl, rtx, lost, obs_f, obs_u, act, bqs, bq,
+            fbr, dl, rtx, lost, obs_f, obs_u, act, bqs, bq, dr,
         )  # fmt: skip
 
 
 @njit(cache=True, error_model="numpy", _nrt=False)
 def reset_batch(
-    mask, seeds, p, fc, cqi_tab, dist0, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
-    lost, obs_f, obs_u, act, bqs, bq,
+    mask, seeds, offs, p, fc, cqi_tab, dist0, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr,
+    dl, rtx, lost, obs_f, obs_u, act, bqs, bq, dr,
 ):  # fmt: skip
-    """Reset the cells where ``mask`` is true, each from its own seed."""
+    """Reset the cells where ``mask`` is true, each from its own seed and start offsets."""
     for b in range(cs.shape[0]):
         if mask[b]:
             reset_cell(
-                b, p, fc, cqi_tab, dist0, seeds[b], cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv,
-                fbr, dl, rtx, lost, obs_f, obs_u, act, bqs, bq,
+                b, p, fc, cqi_tab, dist0, seeds[b], offs, cs, rng, fi, fx, bw, ue, ui, rlc, capr,
+                rcv, fbr, dl, rtx, lost, obs_f, obs_u, act, bqs, bq, dr,
             )  # fmt: skip

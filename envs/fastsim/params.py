@@ -15,6 +15,7 @@ from functools import cached_property
 
 import numpy as np
 
+from cellgym.draws import Draws, num_moves, udp_periods_per_source
 from cellgym.fields import SEGMENT_BYTES
 from cellgym.scenario import ScenarioSpec, SpecError
 from cellgym.traces import resolve_buffers
@@ -87,7 +88,7 @@ P_XRC_UNFAIR_ALPHA = 26
 P_SINR_AT_1KM_DB = 27
 P_SINR_SLOPE_DB = 28
 P_ATTACH_MS = 29
-P_START_JITTER_MS = 30
+P_START_OFFSETS = 30  # 1: flows start at the run's drawn offsets (``cellgym.draws``), 0: none
 P_DUPTHRESH = 31
 P_SEG_BYTES = 32
 P_STEP_MS = 33
@@ -128,7 +129,11 @@ P_ROUTER = 62  # the explicit-feedback router's (XCP, RCP) values from here: ``r
 P_ACK_LOSS = P_ROUTER + RP_LEN  # ACK loss probability on the reverse path (``ack_loss.py``)
 P_WIRED_BPMS = P_ACK_LOSS + 1  # a wired cell's bytes per ms (``wired_params``)
 P_PBE = P_WIRED_BPMS + 1  # PBE-CC's values from here: ``pbe_params.PB_*``
-P_LEN = P_PBE + PB_LEN
+# -- the run's draws (``cellgym.draws``) in the cell's row of the draws table ``dr`` -----------
+P_DRAW_MOVES = P_PBE + PB_LEN  # random moves K: ``dr[b, k * U + u]``, UE u after move k + 1
+P_DRAW_UDP = P_DRAW_MOVES + 1  # ON/OFF periods (ms) per UDP source, source by source
+P_DRAW_UDP0 = P_DRAW_UDP + 1  # where they begin in ``dr`` (``K * U``)
+P_LEN = P_DRAW_UDP0 + 1
 
 # -- columns of the flow settings matrix ------------------------------------------------------
 FC_UE = 0
@@ -204,7 +209,8 @@ class FastSimParams:
         tb_overhead_bytes: RLC/MAC header bytes per transport block.
         sdu_overhead_bytes: Extra RLC header bytes per additional SDU in a transport block.
         attach_ms: Earliest flow start (the UE's attach), in ms.
-        start_jitter_ms: Upper end of the seeded random flow start offset, in ms.
+        start_offsets: Flows start at the run's drawn offsets (``cellgym.draws``, 0-99 ms, as
+            on ns-3); False starts them at their start time (a run replaying another's starts).
         cqi_thresholds_db: Lowest SINR of CQI 1..15, in dB.
         enb_power_dbm: eNB transmit power.
         noise_figure_db: UE noise figure.
@@ -259,7 +265,7 @@ class FastSimParams:
     tb_overhead_bytes: int = 3
     sdu_overhead_bytes: int = 2
     attach_ms: int = 100
-    start_jitter_ms: int = 100
+    start_offsets: bool = True
     cqi_thresholds_db: tuple[float, ...] = field(default=CQI_SINR_THRESHOLDS_DB)
     enb_power_dbm: float = 30.0
     noise_figure_db: float = 9.0
@@ -471,7 +477,7 @@ class FastSimParams:
         p[P_SINR_AT_1KM_DB] = sinr_db(1000.0, self.enb_power_dbm, s.cell.rbs, self.noise_figure_db)
         p[P_SINR_SLOPE_DB] = 44.9 - 6.55 * math.log10(30.0)
         p[P_ATTACH_MS] = self.attach_ms
-        p[P_START_JITTER_MS] = self.start_jitter_ms
+        p[P_START_OFFSETS] = 1.0 if self.start_offsets else 0.0
         p[P_DUPTHRESH] = 3
         p[P_SEG_BYTES] = SEGMENT_BYTES
         p[P_STEP_MS] = self.step_ttis
@@ -496,6 +502,9 @@ class FastSimParams:
         p[P_PBE : P_PBE + PB_LEN] = pbe_scalars(pbe_knobs(self.pbe), s, self.slots_per_ms)
         if self.is_nr:
             self._nr_scalars(p, n_prb)
+        p[P_DRAW_MOVES] = num_moves(s)
+        p[P_DRAW_UDP] = udp_periods_per_source(s)
+        p[P_DRAW_UDP0] = num_moves(s) * s.num_ues
         if self.trace_driven:
             # The trace is the channel: no blockage process of the model's own on top of it.
             p[P_TRACE] = 1.0
@@ -576,6 +585,26 @@ class FastSimParams:
         t[0, 1:] = self.cqi_thresholds_db
         t[1, :] = MCS_FOR_CQI
         return t
+
+    @property
+    def draws_len(self) -> int:
+        """Length of a cell's row of the draws table (random moves, then UDP periods)."""
+        s = self.spec
+        return num_moves(s) * s.num_ues + udp_periods_per_source(s) * s.udp_sources
+
+    def draws_row(self, d: Draws) -> np.ndarray:
+        """A cell's row of the draws table from its run's draws (``cellgym.draws.draw``)."""
+        row = np.zeros(self.draws_len)
+        k, u = d.moves_m.shape
+        row[: k * u] = d.moves_m.reshape(-1)
+        for i, periods in enumerate(d.udp_periods_s):
+            n = periods.size
+            row[k * u + i * n : k * u + (i + 1) * n] = periods * 1000.0
+        return row
+
+    def start_offsets_ms(self, d: Draws) -> np.ndarray:
+        """``[F]`` the flows' start offsets, ms (zeros with ``start_offsets=False``)."""
+        return d.start_offset_ms if self.start_offsets else np.zeros_like(d.start_offset_ms)
 
     def initial_distances(self) -> np.ndarray:
         """``[U]`` initial distances in metres."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from cellgym.draws import Draws, draw
 from cellgym.fields import UE
 from envs.fastsim.bottleneck import BS_DROPS, BS_LEN, BS_QDELAY_MS, BS_QMAX, BS_SENT
 from envs.fastsim.channel import _place_ue
@@ -43,6 +44,9 @@ class FastCellBatch:
         self._cqi = params.cqi_table()
         self._bnp = params.bottleneck_table()
         self._dist0 = params.initial_distances()
+        # The run's draws of each cell (``cellgym.draws``), set at its reset.
+        self.draws: list[Draws | None] = [None] * batch
+        self._offs = np.zeros((batch, params.num_flows), dtype=np.int64)
         # A trace channel: the capacity of every slot (trace_capacity); else an unread stub.
         self.trace = TraceCapacity(params, batch) if params.trace_driven else None
         self._trc = self.trace.array if self.trace is not None else NO_TRACE
@@ -85,18 +89,28 @@ class FastCellBatch:
         return self._sim_ms
 
     def reset(self, seeds: np.ndarray, mask: np.ndarray | None = None) -> None:
-        """Reset the cells selected by ``mask`` (all by default), cell ``i`` from ``seeds[i]``."""
+        """Reset the cells selected by ``mask`` (all by default), cell ``i`` from ``seeds[i]``.
+
+        A cell's seed is its run's ``RngRun``: the run's draws (``cellgym.draws``: start
+        offsets, random moves, Pareto arrivals, UDP periods) are those an ns-3 run with that
+        ``RngRun`` takes, and ``draws[i]`` keeps them.
+        """
         seeds = np.asarray(seeds, dtype=np.int64).reshape(self.batch)
         if mask is None:
             mask = np.ones(self.batch, dtype=np.bool_)
+        mask = np.asarray(mask, dtype=np.bool_)
         if self.trace is not None:
             self.trace.reset(seeds, mask)
+        for b in np.flatnonzero(mask):
+            d = draw(self.params.spec, int(seeds[b]))
+            self.draws[b] = d
+            self._offs[b] = self.params.start_offsets_ms(d)
+            self.state.dr[b] = self.params.draws_row(d)
         reset_batch(
-            np.asarray(mask, dtype=np.bool_), seeds, self._p, self._fc, self._cqi, self._dist0,
-            *self._arrays,
+            mask, seeds, self._offs, self._p, self._fc, self._cqi, self._dist0, *self._arrays,
         )  # fmt: skip
         if self.workload is not None:
-            self.workload.reset(seeds, np.asarray(mask, dtype=np.bool_))
+            self.workload.reset(mask, self.draws)
 
     def step(self, actions: np.ndarray | None = None) -> None:
         """Advance every cell by one step; ``actions`` is ``[B, A, 2]`` (cwnd B, pacing Mbit/s)."""

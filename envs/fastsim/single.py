@@ -66,7 +66,7 @@ def _pmin(a: float, b: float) -> float:
 def _env_cell(
     b, advance, a, fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
     p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
-    lost, obs_f, obs_u, act, bqs, bq,
+    lost, obs_f, obs_u, act, bqs, bq, dr,
 ):  # fmt: skip
     """One cell's environment step (``advance``) or only its observation and reward terms."""
     flow = icfg[I_FLOW]
@@ -98,7 +98,7 @@ def _env_cell(
         act[b, flow, 2] = 1.0
         step_cell(
             b, icfg[I_TTIS], p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr,
-            rcv, fbr, dl, rtx, lost, obs_f, obs_u, act, bqs, bq,
+            rcv, fbr, dl, rtx, lost, obs_f, obs_u, act, bqs, bq, dr,
         )  # fmt: skip
     row = obs_f[b, flow]
     step_s = fcfg[F_STEP_S]
@@ -188,7 +188,7 @@ def _group_jain(obs_f, b, icfg, groups, flow, bit, with_flow):  # fmt: skip
 def env_step(
     a, advance, fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
     p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
-    lost, obs_f, obs_u, act, bqs, bq,
+    lost, obs_f, obs_u, act, bqs, bq, dr,
 ):  # fmt: skip
     """Step the cells where ``advance[b]`` with relative actions ``a[b]``; observe every cell.
 
@@ -201,7 +201,7 @@ def env_step(
         _env_cell(
             b, advance[b], a[b], fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
             p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
-            rtx, lost, obs_f, obs_u, act, bqs, bq,
+            rtx, lost, obs_f, obs_u, act, bqs, bq, dr,
         )  # fmt: skip
 
 
@@ -209,7 +209,7 @@ def env_step(
 def env_step_parallel(
     a, advance, fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
     p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
-    lost, obs_f, obs_u, act, bqs, bq,
+    lost, obs_f, obs_u, act, bqs, bq, dr,
 ):  # fmt: skip
     """``env_step`` with the cells spread over numba's threads.
 
@@ -220,7 +220,7 @@ def env_step_parallel(
         _env_cell(
             b, advance[b], a[b], fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
             p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
-            rtx, lost, obs_f, obs_u, act, bqs, bq,
+            rtx, lost, obs_f, obs_u, act, bqs, bq, dr,
         )  # fmt: skip
 
 

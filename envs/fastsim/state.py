@@ -18,7 +18,7 @@ from envs.fastsim.pbe_params import UM_LEN
 # -- per cell (int64 [B, CS_LEN]) --------------------------------------------------------------
 CS_T_MS = 0  # the cell's clock: start of the next TTI, ms
 CS_RR_NEXT = 1  # round-robin scheduler: next UE to favour
-CS_NEXT_MOVE_MS = 2  # next random distance change, ms
+CS_NEXT_MOVE_MS = 2  # next random distance change (the run's draws), ms
 CS_LEN = 3
 
 # -- per flow, integers (int64 [B, F, I_LEN]) --------------------------------------------------
@@ -225,6 +225,8 @@ BS_RT0 = BS_COLS
 #: ON/OFF UDP cross traffic at the wired bottleneck (``cross_traffic.py``): bytes not yet sent.
 BS_UDP_CREDIT = BS_RT0 + RT_LEN
 BS_WIDTH = BS_UDP_CREDIT + 1
+#: Per UDP source from ``BS_WIDTH``: on (1) or off, its next switch (ms), the periods it has taken.
+BS_UDP_COLS = 3
 
 # -- per UE, integers (int64 [B, U, UI_LEN]) ---------------------------------------------------
 UI_RLC_HEAD = 0  # RLC ring: head
@@ -299,6 +301,9 @@ class CellState:
         bqs: ``[B, BS_COLS]`` the wired bottleneck: queue ring head and length, link, counters
             (``bottleneck.BS_*``).
         bq: ``[B, Q, BQ_LEN]`` the packets in the bottleneck's buffer (one slot without one).
+        dr: ``[B, D]`` each cell's row of the run's draws (``cellgym.draws``, read, never
+            drawn by the kernels): random moves, then UDP ON/OFF periods
+            (``params.P_DRAW_*``; ``FastSimParams.draws_row``).
     """
 
     cs: np.ndarray
@@ -320,6 +325,7 @@ class CellState:
     act: np.ndarray
     bqs: np.ndarray
     bq: np.ndarray
+    dr: np.ndarray
 
     @classmethod
     def zeros(cls, params: FastSimParams, batch: int) -> CellState:
@@ -344,8 +350,9 @@ class CellState:
             obs_flows=np.zeros((batch, f, 18)),
             obs_ues=np.zeros((batch, u, 7)),
             act=np.zeros((batch, f, 3)),
-            bqs=np.zeros((batch, BS_WIDTH + 2 * params.spec.udp_sources)),
+            bqs=np.zeros((batch, BS_WIDTH + BS_UDP_COLS * params.spec.udp_sources)),
             bq=np.zeros((batch, params.bottleneck_slots, BQ_LEN), np.int64),
+            dr=np.zeros((batch, params.draws_len)),
         )
 
     def arrays(self) -> tuple[np.ndarray, ...]:

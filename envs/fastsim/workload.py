@@ -2,8 +2,9 @@
 
 A ``pareto`` flow of the scenario is a *slot*; the slots with the same ue, cca, delay and
 ``pareto_*`` values form one stream (``cellgym.workload``). Per cell and stream, flows arrive with
-exponential inter-arrival times and truncated-Pareto sizes drawn from the cell's own generator
-(seeded from the cell's seed at reset: same seed, same arrivals). At each step boundary:
+exponential inter-arrival times and truncated-Pareto sizes: the run's draws (``cellgym.draws``,
+from the cell's seed at reset: the same arrivals and sizes as an ns-3 run with that ``RngRun``;
+an arrival starts at its ms, the model's tick). At each step boundary:
 
 - **before the step**: the arrivals up to the step's end join the stream's FIFO; each takes a
   free slot and starts at its arrival time (the kernel holds it until then), or at the step's
@@ -28,9 +29,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from cellgym.workload import ParetoSizes
-from envs.fastsim.codes import TRAFFIC_PARETO
-from envs.fastsim.params import FC_TRAFFIC, P_SEG_BYTES, FastSimParams
+from cellgym.draws import Draws, pareto_stream_start_s, pareto_streams
+from envs.fastsim.params import P_SEG_BYTES, FastSimParams
 from envs.fastsim.state import (
     I_CSTATE,
     I_DATA_MS,
@@ -96,9 +96,7 @@ def has_pareto(spec) -> bool:
 @dataclass
 class _Stream:
     slots: np.ndarray  # flow indices
-    sizes: ParetoSizes
-    iat_ms: float
-    first_ms: float  # the stream's first flow arrives after this
+    first_ms: float  # the stream's arrivals count from this
 
 
 class ParetoWorkload:
@@ -111,30 +109,21 @@ class ParetoWorkload:
 
     def __init__(self, params: FastSimParams, state: CellState) -> None:
         spec = params.spec
-        fc = params.flow_config()
         self.state = state
         self.batch = state.fi.shape[0]
         self.seg = float(params.scalars()[P_SEG_BYTES])
-        groups: dict[tuple, list[int]] = {}
-        for i, f in enumerate(spec.flows):
-            if fc[i, FC_TRAFFIC] == TRAFFIC_PARETO:
-                key = (
-                    f.ue, f.cca, f.delay_ms, f.pareto_shape, f.pareto_mean_pkts,
-                    f.pareto_cutoff_pkts, f.pareto_iat_ms,
-                )  # fmt: skip
-                groups.setdefault(key, []).append(i)
         self.streams = [
             _Stream(
                 np.array(idx, dtype=np.int64),
-                ParetoSizes(k[3], k[4], k[5]),
-                float(k[6]),
-                max(min(spec.flows[i].start_s for i in idx) * 1000.0, params.attach_ms),
+                pareto_stream_start_s(spec, idx, params.attach_ms / 1000.0) * 1000.0,
             )
-            for k, idx in groups.items()
+            for idx in pareto_streams(spec)
         ]
         b, s = self.batch, len(self.streams)
-        self._rng: list[list[np.random.Generator]] = [[] for _ in range(b)]
-        self._next_ms = np.zeros((b, s))
+        # Per cell and stream: the drawn arrivals (ms) and sizes, and the next one's index.
+        self._arr_ms: list[list[np.ndarray]] = [[] for _ in range(b)]
+        self._arr_pkts: list[list[np.ndarray]] = [[] for _ in range(b)]
+        self._next = np.zeros((b, s), dtype=np.int64)
         self._pending: list[list[list[tuple[int, int]]]] = [
             [[] for _ in range(s)] for _ in range(b)
         ]
@@ -150,14 +139,17 @@ class ParetoWorkload:
         self.arrivals = np.zeros(b, dtype=np.int64)
         self.waited = np.zeros(b, dtype=np.int64)
 
-    def reset(self, seeds: np.ndarray, mask: np.ndarray) -> None:
-        """After the kernel's reset: idle slots, fresh generators, the first arrivals."""
+    def reset(self, mask: np.ndarray, draws: list[Draws | None]) -> None:
+        """After the kernel's reset: idle slots and each cell's drawn arrivals (``draws[b]``)."""
         fi, fx = self.state.fi, self.state.fx
         for b in np.flatnonzero(mask):
-            self._rng[b] = [
-                np.random.default_rng([int(seeds[b]) & 0xFFFFFFFF, 0x9A7E, k])
-                for k in range(len(self.streams))
+            d = draws[b]
+            assert d is not None and len(d.pareto) == len(self.streams)
+            self._arr_ms[b] = [
+                st.first_ms + a.after_ms for st, a in zip(self.streams, d.pareto, strict=True)
             ]
+            self._arr_pkts[b] = [a.size_pkts for a in d.pareto]
+            self._next[b] = 0
             self.records[b] = []
             self.arrivals[b] = 0
             self.waited[b] = 0
@@ -172,18 +164,19 @@ class ParetoWorkload:
                 fi[b, sl, I_DATA_MS] = IDLE_START_MS
                 fx[b, sl, X_W_TARGET] = 0.0
                 fx[b, sl, X_W_DONE_MS] = -1.0
-                self._next_ms[b, k] = st.first_ms + self._rng[b][k].exponential(st.iat_ms)
 
     def before_step(self, t0: np.ndarray, step_ms: int) -> None:
         """Queue the arrivals until each cell's step end and start what finds a free slot."""
         for b in range(self.batch):
             end = float(t0[b] + step_ms)
             for k, st in enumerate(self.streams):
-                rng = self._rng[b][k]
                 pend = self._pending[b][k]
-                while self._next_ms[b, k] < end:
-                    pend.append((int(self._next_ms[b, k]), int(st.sizes.sample(rng))))
-                    self._next_ms[b, k] += rng.exponential(st.iat_ms)
+                times, sizes = self._arr_ms[b][k], self._arr_pkts[b][k]
+                i = int(self._next[b, k])
+                while i < times.size and times[i] < end:
+                    pend.append((int(times[i]), int(sizes[i])))
+                    i += 1
+                self._next[b, k] = i
                 if not pend:
                     continue
                 free = st.slots[self._busy[b, st.slots] == 0]

@@ -5,6 +5,7 @@
 // model/nr/cellgym-nr-cell.cc (NR); everything else here is shared. The command line, the
 // observation columns and the action are specified in docs/scenario-contract.md.
 #include "cellgym-ack-loss.h"
+#include "cellgym-draws.h"
 #include "cellgym-explicit-router.h"
 #include "cellgym-pareto-stream.h"
 #include "cellgym-pbe-monitor.h"
@@ -246,6 +247,44 @@ ParseFlows(const std::string& spec, uint32_t numUes)
         flows.push_back(f);
     }
     return flows;
+}
+
+/**
+ * @brief The Pareto stream of each flow (-1: not a pareto slot): the pareto flows with the same
+ * ue, cca, delay and pareto_* values are the slots of one stream, numbered by their first flow
+ * (as cellgym.draws.pareto_streams).
+ * @param flows the flows
+ * @param count set to the number of streams
+ * @return per flow its stream
+ */
+std::vector<int>
+ParetoStreamOfFlows(const std::vector<CellGymFlowConfig>& flows, uint32_t& count)
+{
+    std::map<std::tuple<uint32_t, std::string, double, double, double, double, double>, int> of;
+    std::vector<int> out;
+    for (const auto& fc : flows)
+    {
+        if (fc.traffic != "pareto")
+        {
+            out.push_back(-1);
+            continue;
+        }
+        const auto key = std::make_tuple(fc.ue,
+                                         fc.cca,
+                                         fc.delayMs,
+                                         fc.paretoShape,
+                                         fc.paretoMeanPkts,
+                                         fc.paretoCutoffPkts,
+                                         fc.paretoIatMs);
+        auto it = of.find(key);
+        if (it == of.end())
+        {
+            it = of.emplace(key, static_cast<int>(of.size())).first;
+        }
+        out.push_back(it->second);
+    }
+    count = static_cast<uint32_t>(of.size());
+    return out;
 }
 
 /**
@@ -505,12 +544,21 @@ StepEvent(Cell* cell)
     Simulator::Schedule(Seconds(cell->stepS), &StepEvent, cell);
 }
 
+/// A random move: the UE goes to its next drawn distance (--draws), then waits a period.
 void
-MoveUe(Ptr<MobilityModel> mobility, Ptr<UniformRandomVariable> distance, double angle, Time period)
+MoveUe(Ptr<MobilityModel> mobility,
+       const std::vector<double>* distances,
+       size_t next,
+       double angle,
+       Time period)
 {
-    const double d = distance->GetValue();
+    if (next >= distances->size())
+    {
+        return;
+    }
+    const double d = (*distances)[next];
     mobility->SetPosition(Vector(d * std::cos(angle), d * std::sin(angle), kUeHeightM));
-    Simulator::Schedule(period, &MoveUe, mobility, distance, angle, period);
+    Simulator::Schedule(period, &MoveUe, mobility, distances, next + 1, angle, period);
 }
 
 /// XCP's or RCP's router at the wired bottleneck, with the flows it knows by server address.
@@ -748,6 +796,7 @@ main(int argc, char* argv[])
         {"udpStartS", "0"},
         {"capacityTrace", ""},
         {"channelSource", "distance"},
+        {"draws", ""},
         {"recordPath", ""},
         {"recvTimeoutMs", "600000"},
         {"fixedAction", ""},
@@ -830,6 +879,11 @@ main(int argc, char* argv[])
          "replay this capacity file (cellgym.traces.write_capacity_file, one value per TTI: "
          "1 ms on LTE, the numerology's slot on NR) as the cell's capacity (docs/traces.md); "
          "empty: the channel's"},
+        {"draws",
+         "the run's random draws (cellgym.draws.write_draws_file for this scenario and "
+         "--simSeed): flow start offsets, random moves, Pareto arrivals and sizes, exponential "
+         "UDP periods; needed by --mobility=random, pareto flows and --udpPeriods=exponential; "
+         "empty: flows start without offsets"},
         {"recordPath", "write every step's observation to this CSV file"},
         {"recvTimeoutMs", "bridge receive timeout, ms (0: wait forever)"},
         {"fixedAction",
@@ -873,9 +927,10 @@ main(int argc, char* argv[])
         "--cellType=nr, one 5G-LENA gNB (TR 38.901 channel, OFDMA PF/RR, RLC UM), UEs at "
         "given or random distances, and one TCP download per flow from its own server, observed "
         "every --stepMs and driven over the ns3-gym protocol (--openGymPort) or run alone. "
-        "Every flow starts at max(start, 0.1 s) plus a random offset of 0-100 ms drawn from an "
-        "ns-3 stream, so that --simSeed (RngRun) gives independent replications of an otherwise "
-        "deterministic static cell. Bad values exit with status 2. Contract: "
+        "Every flow starts at max(start, 0.1 s) plus a random offset of 0-99 ms from --draws (the "
+        "run's draws, as the fast model takes them), so that --simSeed (RngRun) gives independent "
+        "replications of an otherwise deterministic static cell. Bad values exit with status 2. "
+        "Contract: "
         "docs/scenario-contract.md.");
     for (const auto& [name, text] : help)
     {
@@ -1012,6 +1067,27 @@ main(int argc, char* argv[])
         BadArg("distances", distances, "one value or numUes values, each in [1, 600] m");
     }
     const auto flowConfigs = ParseFlows(flowsSpec, numUes);
+
+    // -- the run's draws (cellgym/draws.py; the fast model takes the same) ---------------------
+    CellGymDraws::Expect drawsExpect;
+    const std::vector<int> streamOfFlow = ParetoStreamOfFlows(flowConfigs, drawsExpect.streams);
+    drawsExpect.rngRun = simSeed;
+    drawsExpect.numFlows = static_cast<uint32_t>(flowConfigs.size());
+    drawsExpect.numUes = numUes;
+    drawsExpect.moves = mobility == "random"
+                            ? static_cast<uint32_t>(std::floor(simTime / mobilityPeriodS + 1e-9))
+                            : 0;
+    drawsExpect.periodS = mobilityPeriodS;
+    drawsExpect.minDistance = minDistance;
+    drawsExpect.maxDistance = maxDistance;
+    drawsExpect.udpExpSources = udpPeriods == "exponential" ? udpSources : 0;
+    for (int k : streamOfFlow)
+    {
+        drawsExpect.paretoFlows.push_back(k >= 0);
+    }
+    const CellGymDraws draws = opt["draws"].empty() ? CellGymDraws::None()
+                                                    : CellGymDraws::Load(opt["draws"], drawsExpect);
+    draws.Needed(drawsExpect);
 
     // -- randomness: RngSeed fixed, RngRun from the seed (replications) ------------------------
     RngSeedManager::SetSeed(1);
@@ -1291,10 +1367,8 @@ main(int argc, char* argv[])
 
     // -- Pareto flow streams: the pareto flows with the same ue, cca, delay and pareto_* values
     // are the slots of one stream (cellgym-pareto-stream.h) --------------------------------------
-    std::vector<Ptr<CellGymParetoStream>> paretoStreams;
-    std::map<std::tuple<uint32_t, std::string, double, double, double, double, double>, uint32_t>
-        streamOf;
-    std::vector<double> streamFirstS;
+    std::vector<Ptr<CellGymParetoStream>> paretoStreams(drawsExpect.streams);
+    std::vector<double> streamFirstS(drawsExpect.streams, 1e300);
     std::shared_ptr<std::ofstream> flowLog;
     if (!opt["flowLogPath"].empty())
     {
@@ -1309,10 +1383,6 @@ main(int argc, char* argv[])
 
     // -- flows ------------------------------------------------------------------------------------
     std::vector<Ptr<CellGymAckLossModel>> ackLossModels;
-    Ptr<UniformRandomVariable> startOffset = CreateObject<UniformRandomVariable>();
-    startOffset->SetAttribute("Min", DoubleValue(0.0));
-    startOffset->SetAttribute("Max", DoubleValue(0.1));
-    startOffset->SetStream(stream++);
     for (const auto& fc : flowConfigs)
     {
         Ptr<Node> server = servers.Get(fc.flowId);
@@ -1352,35 +1422,20 @@ main(int argc, char* argv[])
         server->AddApplication(app);
         // A UE's attach and bearer set-up take tens of ms: data sent earlier is lost and the
         // SYN waits 3 s for its retry. Flows therefore start no earlier than kAttachS.
-        double start = std::max(fc.startS, kAttachS) + startOffset->GetValue();
-        if (fc.traffic == "pareto")
+        // The start offset is the run's draw (--draws; 0 for a pareto slot).
+        double start = std::max(fc.startS, kAttachS) + draws.StartOffsetS(fc.flowId);
+        if (const int k = streamOfFlow[fc.flowId]; k >= 0)
         {
             // A slot is ready at the stream's start; the arrivals are the randomness.
-            start = std::max(fc.startS, kAttachS);
-            const auto key = std::make_tuple(fc.ue,
-                                             fc.cca,
-                                             fc.delayMs,
-                                             fc.paretoShape,
-                                             fc.paretoMeanPkts,
-                                             fc.paretoCutoffPkts,
-                                             fc.paretoIatMs);
-            auto it = streamOf.find(key);
-            if (it == streamOf.end())
+            if (!paretoStreams[k])
             {
-                Ptr<CellGymParetoStream> ps = CreateObject<CellGymParetoStream>();
-                ps->Configure(static_cast<uint32_t>(paretoStreams.size()),
-                              fc.paretoShape,
-                              fc.paretoMeanPkts,
-                              fc.paretoCutoffPkts,
-                              fc.paretoIatMs);
-                stream += ps->AssignStreams(stream);
-                ps->SetLog(flowLog);
-                it = streamOf.emplace(key, static_cast<uint32_t>(paretoStreams.size())).first;
-                paretoStreams.push_back(ps);
-                streamFirstS.push_back(start);
+                const auto& arrivals = draws.ParetoStream(k);
+                paretoStreams[k] = CreateObject<CellGymParetoStream>();
+                paretoStreams[k]->Configure(k, arrivals.afterMs, arrivals.sizePkts);
+                paretoStreams[k]->SetLog(flowLog);
             }
-            paretoStreams[it->second]->AddSlot(app);
-            streamFirstS[it->second] = std::min(streamFirstS[it->second], start);
+            paretoStreams[k]->AddSlot(app);
+            streamFirstS[k] = std::min(streamFirstS[k], start);
         }
         app->SetStartTime(Seconds(start));
         if (fc.stopS >= 0)
@@ -1538,8 +1593,7 @@ main(int argc, char* argv[])
                    udpRateMbps,
                    udpOnS,
                    udpOffS,
-                   udpPeriods == "exponential",
-                   stream++);
+                   udpPeriods == "exponential" ? draws.UdpPeriods(k) : std::vector<double>{});
         src->AddApplication(app);
         app->SetStartTime(Seconds(udpStartS));
         udpApps.push_back(app);
@@ -1552,16 +1606,14 @@ main(int argc, char* argv[])
 
     if (mobility == "random")
     {
+        // Each UE moves to its drawn distances (--draws) every period.
         for (uint32_t u = 0; u < numUes; ++u)
         {
-            Ptr<UniformRandomVariable> dist = CreateObject<UniformRandomVariable>();
-            dist->SetAttribute("Min", DoubleValue(minDistance));
-            dist->SetAttribute("Max", DoubleValue(maxDistance));
-            dist->SetStream(stream++);
             Simulator::Schedule(Seconds(mobilityPeriodS),
                                 &MoveUe,
                                 cell.ueMobility[u],
-                                dist,
+                                &draws.Moves(u),
+                                size_t{0},
                                 angles[u],
                                 Seconds(mobilityPeriodS));
         }
@@ -1609,6 +1661,12 @@ main(int argc, char* argv[])
     Simulator::Schedule(Seconds(0), &StepEvent, &cell);
     Simulator::Stop(Seconds(simTime + 10 * cell.stepS));
     Simulator::Run();
+    // When each flow's application started (the drawn offset applied; cellgym.draws).
+    for (const auto& app : cell.senders)
+    {
+        std::cerr << "cellgym-lte: flow_start flow=" << app->FlowId()
+                  << " start_s=" << std::setprecision(12) << app->StartedAtS() << '\n';
+    }
     // What the reverse path lost and what the UDP sources sent and got through (on stderr).
     if (!ackLossModels.empty())
     {

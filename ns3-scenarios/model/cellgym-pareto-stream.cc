@@ -3,7 +3,6 @@
 
 #include "cellgym-sender-app.h"
 
-#include "ns3/double.h"
 #include "ns3/simulator.h"
 
 #include <algorithm>
@@ -24,51 +23,14 @@ CellGymParetoStream::GetTypeId()
     return tid;
 }
 
-double
-CellGymParetoStream::BoundedMean(double low, double high, double shape)
-{
-    const double a = shape;
-    const double norm = 1.0 - std::pow(low / high, a);
-    return std::pow(low, a) / norm * a / (a - 1.0)
-           * (std::pow(low, 1.0 - a) - std::pow(high, 1.0 - a));
-}
-
 void
-CellGymParetoStream::Configure(
-    uint32_t index, double shape, double meanPkts, double cutoffPkts, double iatMs)
+CellGymParetoStream::Configure(uint32_t index,
+                               const std::vector<double>& afterMs,
+                               const std::vector<uint64_t>& sizePkts)
 {
     m_index = index;
-    m_shape = shape;
-    m_high = cutoffPkts;
-    // L by bisection: the bounded mean grows with L.
-    double lo = 1e-9;
-    double hi = meanPkts;
-    for (int i = 0; i < 200; ++i)
-    {
-        const double mid = 0.5 * (lo + hi);
-        if (BoundedMean(mid, m_high, m_shape) < meanPkts)
-        {
-            lo = mid;
-        }
-        else
-        {
-            hi = mid;
-        }
-    }
-    m_low = 0.5 * (lo + hi);
-    m_tail = 1.0 - std::pow(m_low / m_high, m_shape);
-    m_iat = CreateObject<ExponentialRandomVariable>();
-    m_iat->SetAttribute("Mean", DoubleValue(iatMs));
-    m_iat->SetAttribute("Bound", DoubleValue(0.0));
-    m_uniform = CreateObject<UniformRandomVariable>();
-}
-
-int64_t
-CellGymParetoStream::AssignStreams(int64_t stream)
-{
-    m_iat->SetStream(stream);
-    m_uniform->SetStream(stream + 1);
-    return 2;
+    m_afterMs = afterMs;
+    m_sizePkts = sizePkts;
 }
 
 void
@@ -92,32 +54,27 @@ CellGymParetoStream::Finished() const
     return m_finished;
 }
 
-double
-CellGymParetoStream::Low() const
-{
-    return m_low;
-}
-
-uint64_t
-CellGymParetoStream::SizeOf(double u) const
-{
-    const double x = m_low / std::pow(1.0 - u * m_tail, 1.0 / m_shape);
-    return static_cast<uint64_t>(std::max(std::nearbyint(x), 1.0));
-}
-
 void
 CellGymParetoStream::Start(Time first)
 {
-    const Time at = first + Seconds(m_iat->GetValue() / 1e3);
-    Simulator::Schedule(at - Simulator::Now(), &CellGymParetoStream::Arrive, this);
+    m_first = first;
+    if (!m_afterMs.empty())
+    {
+        const Time at = first + Seconds(m_afterMs[0] / 1e3);
+        Simulator::Schedule(at - Simulator::Now(), &CellGymParetoStream::Arrive, this, size_t{0});
+    }
 }
 
 void
-CellGymParetoStream::Arrive()
+CellGymParetoStream::Arrive(size_t i)
 {
-    m_waiting.push_back({SizeOf(m_uniform->GetValue()), Simulator::Now().GetSeconds() * 1e3});
+    m_waiting.push_back({m_sizePkts[i], Simulator::Now().GetSeconds() * 1e3});
     Dispatch();
-    Simulator::Schedule(Seconds(m_iat->GetValue() / 1e3), &CellGymParetoStream::Arrive, this);
+    if (i + 1 < m_afterMs.size())
+    {
+        const Time next = m_first + Seconds(m_afterMs[i + 1] / 1e3);
+        Simulator::Schedule(next - Simulator::Now(), &CellGymParetoStream::Arrive, this, i + 1);
+    }
 }
 
 void

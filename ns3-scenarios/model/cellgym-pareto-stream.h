@@ -4,7 +4,6 @@
 
 #include "ns3/nstime.h"
 #include "ns3/object.h"
-#include "ns3/random-variable-stream.h"
 
 #include <cstdint>
 #include <deque>
@@ -24,7 +23,8 @@ class CellGymSenderApp;
  *
  * Flows arrive with exponential inter-arrival times; their sizes, in packets, follow the Pareto
  * distribution of a shape bounded to [L, H], L chosen so that the mean is the configured one;
- * a size is the draw rounded to whole packets (at least one). An arrival takes a free slot (a
+ * a size is the draw rounded to whole packets (at least one). Both are the run's draws
+ * (cellgym/draws.py, `--draws`), the same as the fast model's. An arrival takes a free slot (a
  * fresh TCP connection of the slot's sender) or waits, first in first out. A flow is finished
  * when the receiver has its last byte; its record is its size, arrival, start, end and FCT (end -
  * arrival, a wait for a slot included). The slot is free again once its sender has every ACK.
@@ -50,21 +50,14 @@ class CellGymParetoStream : public Object
     };
 
     /**
-     * @brief Configure the distribution.
+     * @brief Configure the arrivals (the run's draws).
      * @param index the stream's index (records)
-     * @param shape Pareto shape (> 1)
-     * @param meanPkts mean of the bounded distribution, packets
-     * @param cutoffPkts its upper bound, packets
-     * @param iatMs mean inter-arrival time, ms
+     * @param afterMs arrival times, ms after the stream's start (non-decreasing)
+     * @param sizePkts their sizes, packets
      */
-    void Configure(uint32_t index, double shape, double meanPkts, double cutoffPkts, double iatMs);
-
-    /**
-     * @brief Use these random streams (the scenario's stream counter).
-     * @param stream the first stream number; two are used
-     * @return the number of streams used
-     */
-    int64_t AssignStreams(int64_t stream);
+    void Configure(uint32_t index,
+                   const std::vector<double>& afterMs,
+                   const std::vector<uint64_t>& sizePkts);
 
     /**
      * @brief Add a slot: a pareto sender app.
@@ -74,7 +67,7 @@ class CellGymParetoStream : public Object
 
     /**
      * @brief Start the arrivals after this time.
-     * @param first the first arrival is drawn after it
+     * @param first the arrivals' times count from it
      */
     void Start(Time first);
 
@@ -83,25 +76,6 @@ class CellGymParetoStream : public Object
 
     /// @return the finished flows so far
     const std::vector<Record>& Finished() const;
-
-    /// @return the lower bound L of the bounded Pareto distribution, packets
-    double Low() const;
-
-    /**
-     * @brief A size in packets from a uniform draw (the inverse CDF, rounded, at least 1).
-     * @param u uniform in [0, 1)
-     * @return packets
-     */
-    uint64_t SizeOf(double u) const;
-
-    /**
-     * @brief Mean of the Pareto distribution of a shape bounded to [low, high].
-     * @param low L
-     * @param high H
-     * @param shape a
-     * @return the mean
-     */
-    static double BoundedMean(double low, double high, double shape);
 
     /**
      * @brief A slot's flow finished at the receiver.
@@ -117,8 +91,8 @@ class CellGymParetoStream : public Object
     void OnSlotFree(uint32_t slot);
 
   private:
-    /// @brief A flow arrives: queue it, draw the next arrival.
-    void Arrive();
+    /// @brief Flow `i` arrives: queue it, schedule the next arrival.
+    void Arrive(size_t i);
     /// @brief Hand waiting flows to free slots.
     void Dispatch();
 
@@ -129,12 +103,9 @@ class CellGymParetoStream : public Object
     };
 
     uint32_t m_index{0};                        //!< stream index
-    double m_shape{1.2};                        //!< a
-    double m_low{1};                            //!< L
-    double m_high{40000};                       //!< H
-    double m_tail{1};                           //!< 1 - (L / H)^a
-    Ptr<ExponentialRandomVariable> m_iat;       //!< inter-arrival times, ms
-    Ptr<UniformRandomVariable> m_uniform;       //!< uniforms of the sizes
+    std::vector<double> m_afterMs;              //!< arrivals, ms after the start
+    std::vector<uint64_t> m_sizePkts;           //!< their sizes
+    Time m_first;                               //!< the stream's start
     std::vector<Ptr<CellGymSenderApp>> m_slots; //!< the slots
     std::vector<bool> m_busy;                   //!< a slot's flow or its ACKs outstanding
     std::vector<Record> m_current;              //!< each slot's flow

@@ -222,6 +222,12 @@ CellGymSenderApp::ParetoReady() const
     return m_running;
 }
 
+double
+CellGymSenderApp::StartedAtS() const
+{
+    return m_running || m_startedAt.IsStrictlyPositive() ? m_startedAt.GetSeconds() : -1.0;
+}
+
 uint32_t
 CellGymSenderApp::FlowId() const
 {

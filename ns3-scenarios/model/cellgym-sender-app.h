@@ -116,6 +116,9 @@ class CellGymSenderApp : public Application
     /// @return the flow's index in the scenario
     uint32_t FlowId() const;
 
+    /// @return when the application started (negative: not yet)
+    double StartedAtS() const;
+
     /**
      * @brief A pareto slot takes a flow: a fresh connection sends sizePkts whole segments.
      * @param sizePkts the flow's size, packets

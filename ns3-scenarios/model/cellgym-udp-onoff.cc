@@ -24,25 +24,21 @@ CellGymUdpOnOff::GetTypeId()
     return tid;
 }
 
-CellGymUdpOnOff::CellGymUdpOnOff()
-    : m_draw(CreateObject<UniformRandomVariable>())
-{
-}
+CellGymUdpOnOff::CellGymUdpOnOff() = default;
 
 void
 CellGymUdpOnOff::Setup(const InetSocketAddress& to,
                        double rateMbps,
                        double onS,
                        double offS,
-                       bool exponential,
-                       int64_t stream)
+                       const std::vector<double>& drawnPeriodsS)
 {
     m_to = to;
     m_rateMbps = rateMbps;
     m_onS = onS;
     m_offS = offS;
-    m_exponential = exponential;
-    m_draw->SetStream(stream);
+    m_drawn = drawnPeriodsS;
+    m_next = 0;
 }
 
 uint64_t
@@ -60,12 +56,13 @@ CellGymUdpOnOff::GetOnSeconds() const
 double
 CellGymUdpOnOff::Period(double mean)
 {
-    // As envs/fastsim/cross_traffic.py: the mean, or an exponential draw (at least 1 us).
-    if (!m_exponential)
+    // As envs/fastsim/cross_traffic.py: the mean, or the next drawn period (at least 1 us; the
+    // draws cover the run, the mean past their end).
+    if (m_next >= m_drawn.size())
     {
         return mean;
     }
-    return std::max(-mean * std::log(1.0 - m_draw->GetValue()), 1e-6);
+    return m_drawn[m_next++];
 }
 
 void

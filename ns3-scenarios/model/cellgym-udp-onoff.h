@@ -5,8 +5,9 @@
 #include "ns3/application.h"
 #include "ns3/event-id.h"
 #include "ns3/inet-socket-address.h"
-#include "ns3/random-variable-stream.h"
 #include "ns3/socket.h"
+
+#include <vector>
 
 namespace ns3
 {
@@ -17,7 +18,8 @@ namespace ns3
  *
  * From its start the source is on for an on period, then off for an off period, and so on; the
  * periods are the means themselves (fixed: all sources switch together) or exponential draws
- * with those means from the run's RngRun streams (one stream per source). While on it sends
+ * with those means, the run's draws (cellgym/draws.py, `--draws`; the fast model takes the
+ * same). While on it sends
  * 1500-byte IP packets (1472 bytes of UDP payload) evenly at its rate, without congestion
  * control, retransmission or ACKs; the rate counts IP bytes, as the fast model's does.
  */
@@ -27,13 +29,13 @@ class CellGymUdpOnOff : public Application
     static TypeId GetTypeId();
     CellGymUdpOnOff();
 
-    /// Destination, rate while on (Mbit/s of IP bytes), periods (s), fixed or exponential.
+    /// Destination, rate while on (Mbit/s of IP bytes), periods (s): the ON, OFF, ON, ...
+    /// periods drawn (exponential), or none: the means (fixed).
     void Setup(const InetSocketAddress& to,
                double rateMbps,
                double onS,
                double offS,
-               bool exponential,
-               int64_t stream);
+               const std::vector<double>& drawnPeriodsS);
 
     uint64_t GetSentBytes() const; //!< IP bytes sent so far
     double GetOnSeconds() const;   //!< time spent on so far, s
@@ -53,8 +55,8 @@ class CellGymUdpOnOff : public Application
     double m_rateMbps{0};
     double m_onS{1};
     double m_offS{1};
-    bool m_exponential{false};
-    Ptr<UniformRandomVariable> m_draw;
+    std::vector<double> m_drawn; //!< the drawn periods (empty: fixed)
+    size_t m_next{0};            //!< the next of them
     Ptr<Socket> m_socket;
     EventId m_sendEvent;
     EventId m_switchEvent;

@@ -20,6 +20,7 @@ import pytest
 from cellgym.paths import ns3_build_dir
 from cellgym.scenario import FlowSpec, ScenarioSpec
 from cellgym.workload import ParetoSizes
+from envs.ns3_draws import draws_args
 from envs.ns3_flows import flow_log_args, read_flow_log
 
 pytestmark = pytest.mark.ns3
@@ -31,7 +32,12 @@ FLOWS = 4
 
 
 def _run_program(spec: ScenarioSpec, tmp_path: Path, *extra: str, seed: int = 1) -> None:
-    args = [str(ns3_build_dir() / spec.cell.ns3_program), *spec.to_ns3_args(seed), *extra]
+    args = [
+        str(ns3_build_dir() / spec.cell.ns3_program),
+        *spec.to_ns3_args(seed),
+        *draws_args(spec, seed, tmp_path),
+        *extra,
+    ]
     out = subprocess.run(args, cwd=tmp_path, capture_output=True, text=True, timeout=600)
     assert out.returncode == 0, out.stderr[-2000:]
 
