@@ -290,8 +290,9 @@ def run_ns3(
 def flow_starts(rec: EpisodeRecords) -> list[float]:
     """Each flow's start time in ``rec`` (s), from its first active step: that step's middle.
 
-    A flow's application starts at a seeded random offset (0-100 ms on both backends, drawn
-    from different generators); the step records (``active``) place it within one step.
+    A flow's application starts at the run's drawn offset (0-99 ms, ``cellgym.draws``: the
+    same on both backends since they share the draws, which makes this replay redundant); the
+    step records (``active``) place it within one step.
     """
     t = np.array(rec.times)
     active = np.stack(rec.flows)[:, :, FLOW["active"]] > 0
@@ -304,7 +305,7 @@ def flow_starts(rec: EpisodeRecords) -> list[float]:
 
 
 def with_starts(spec: ScenarioSpec, starts_s: Sequence[float]) -> ScenarioSpec:
-    """``spec`` with each flow starting at ``starts_s`` (run with ``start_jitter_ms=0``)."""
+    """``spec`` with each flow starting at ``starts_s`` (run with ``start_offsets=False``)."""
     flows = [
         dataclasses.replace(f, start_s=float(s)) for f, s in zip(spec.flows, starts_s, strict=True)
     ]
@@ -336,7 +337,7 @@ def run_fast(
     knobs = dict(knobs or {})
     if starts_s is not None:
         run_spec = with_starts(run_spec, starts_s)
-        knobs["start_jitter_ms"] = 0
+        knobs["start_offsets"] = False
     rec = EpisodeRecords(spec=spec, controller=spec.flows[0].cca, seed=seed)
     params = FastSimParams.from_spec(run_spec, **knobs)
     session = FastSession(run_spec, rng_run_for_seed(seed), params)

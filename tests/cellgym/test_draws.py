@@ -37,12 +37,17 @@ MIXED = {
 
 
 def _same(a, b) -> bool:
+    if len(a.pareto) != len(b.pareto) or len(a.udp_periods_s) != len(b.udp_periods_s):
+        return False
+    pareto = zip(a.pareto, b.pareto, strict=True)
     return (
         np.array_equal(a.start_offset_ms, b.start_offset_ms)
         and np.array_equal(a.moves_m, b.moves_m)
-        and all(np.array_equal(x.after_ms, y.after_ms) for x, y in zip(a.pareto, b.pareto))
-        and all(np.array_equal(x.size_pkts, y.size_pkts) for x, y in zip(a.pareto, b.pareto))
-        and all(np.array_equal(x, y) for x, y in zip(a.udp_periods_s, b.udp_periods_s))
+        and all(
+            np.array_equal(x.after_ms, y.after_ms) and np.array_equal(x.size_pkts, y.size_pkts)
+            for x, y in pareto
+        )
+        and all(np.array_equal(x, y) for x, y in zip(a.udp_periods_s, b.udp_periods_s, strict=True))
     )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from cellgym.draws import draw
 from cellgym.scenario import FlowSpec, ScenarioSpec
 from cellgym.vocab import SpecError
 from envs.fastsim import FastCellBatch, FastSimParams
@@ -36,6 +37,7 @@ from envs.fastsim.params import P_LEN
 from envs.fastsim.senders.xcp import _xcp_feedback
 from envs.fastsim.senders.xcpr import _xcpr_header, _xcpr_reset, _xcpr_window
 from envs.fastsim.state import (
+    BS_UDP_COLS,
     BS_UDP_CREDIT,
     BS_WIDTH,
     FB_H_CWND,
@@ -204,29 +206,44 @@ def _udp_bnp(n, exp=0.0):
 def test_udp_sources_switch_on_fixed_periods_and_fill_the_buffer():
     # On from 5 ms for 10 ms, off for 15 ms: on in [5, 15) and [30, 40).
     bnp = _udp_bnp(2)
-    bqs = np.zeros((1, BS_WIDTH + 4))
+    bqs = np.zeros((1, BS_WIDTH + 2 * BS_UDP_COLS))
     rng = np.zeros(1, np.uint64)
-    on = [t for t in range(45) if _udp_active(0, t, bnp, bqs, rng) == 2]
+    p, dr = np.zeros(P_LEN), np.zeros((1, 0))
+    on = [t for t in range(45) if _udp_active(0, t, p, bnp, bqs, dr) == 2]
     assert on == [*range(5, 15), *range(30, 40)]
     # Two sources on at 2.5 packets per ms each: 5 packets in the first tick; the buffer holds 3
     # waiting + the one on the wire, so one is dropped.
-    bqs = np.zeros((1, BS_WIDTH + 4))
+    bqs = np.zeros((1, BS_WIDTH + 2 * BS_UDP_COLS))
     bq = np.zeros((1, 8, 5), np.int64)
-    p = np.zeros(P_LEN)
-    _udp_tick(0, 5, p, bnp, bqs, bq, rng)
+    _udp_tick(0, 5, p, bnp, bqs, bq, rng, dr)
     assert bqs[0, BS_LEN] == 4 and bqs[0, BS_DROPS] == 1
     assert bqs[0, BS_UDP_CREDIT] == 0.0
     assert (bq[0, :4, 0] == -1).all()  # cross traffic: no flow
 
 
-def test_udp_exponential_periods_have_the_given_means():
-    bnp = _udp_bnp(1, exp=1.0)
+def test_udp_exponential_periods_are_the_runs_draws_with_the_given_means():
+    # Exponential ON/OFF periods of means 10 and 15 ms: the run's draws (cellgym.draws, as ns-3
+    # takes them), read from the cell's row of the draws table.
+    spec = ScenarioSpec(
+        sim_time_s=200.0, bottleneck_mbps=10.0, udp_sources=2, udp_periods="exponential",
+        udp_on_s=0.01, udp_off_s=0.015,
+    )  # fmt: skip
+    params = FastSimParams.from_spec(spec)
+    d = draw(spec, 7)
+    p, dr = params.scalars(), params.draws_row(d)[None, :]
+    bnp = _udp_bnp(2, exp=1.0)
     bnp[BN_UDP_START_MS] = 0.0
-    bqs = np.zeros((1, BS_WIDTH + 2))
-    rng = np.zeros(1, np.uint64)
-    rng[0] = np.uint64(7)
-    on = sum(_udp_active(0, t, bnp, bqs, rng) for t in range(200_000))
-    assert on / 200_000 == pytest.approx(10.0 / 25.0, abs=0.03)
+    bqs = np.zeros((1, BS_WIDTH + 2 * BS_UDP_COLS))
+    on = np.zeros(2)
+    for t in range(200_000):
+        _udp_active(0, t, p, bnp, bqs, dr)
+        on += bqs[0, BS_WIDTH::BS_UDP_COLS]
+    assert on / 200_000 == pytest.approx([10.0 / 25.0] * 2, abs=0.03)
+    # Source 1's switches are at the running sums of its drawn periods (ms).
+    switches = np.cumsum(d.udp_periods_s[1] * 1000.0)
+    taken = int(bqs[0, BS_WIDTH + BS_UDP_COLS + 2])
+    assert bqs[0, BS_WIDTH + BS_UDP_COLS + 1] == pytest.approx(switches[taken - 1])
+    assert switches[taken - 2] <= 200_000 <= switches[taken - 1]
 
 
 def test_fields_are_validated_by_name_and_rendered_for_ns3():
