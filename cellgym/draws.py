@@ -162,10 +162,13 @@ def num_moves(spec: Any) -> int:
 
 
 def draw(spec: Any, rng_run: int) -> Draws:
-    """The draws of a run of ``spec`` with this ``RngRun`` (same arguments, same arrays)."""
+    """The draws of a run of ``spec`` with this ``RngRun`` (same arguments, same arrays).
+
+    ns-3 runs take ``RngRun >= 1``; the fast model's cells take any seed in ``[0, 2**63)``.
+    """
     rng_run = int(rng_run)
-    if not 1 <= rng_run <= 2**31 - 1:
-        raise SpecError(f"rng_run={rng_run!r}: allowed [1, 2147483647]")
+    if not 0 <= rng_run < 2**63:
+        raise SpecError(f"rng_run={rng_run!r}: allowed [0, 2**63) (ns-3: [1, 2147483647])")
     nf, nu = len(spec.flows), spec.num_ues
     u = _rng(rng_run, _TAG_START, 0).random(nf)
     offsets = np.floor(u * START_OFFSET_MS).astype(np.int64)

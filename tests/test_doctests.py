@@ -2,11 +2,12 @@ import doctest
 
 import pytest
 
+import cellgym.draws
 import cellgym.scenario
 import envs.lte_cell
 
 
-@pytest.mark.parametrize("module", [cellgym.scenario, envs.lte_cell])
+@pytest.mark.parametrize("module", [cellgym.scenario, cellgym.draws, envs.lte_cell])
 def test_docstring_examples_run(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0

@@ -132,5 +132,5 @@ def test_the_draws_file_reads_back_exactly(tmp_path):
     (tmp_path / "bad.txt").write_text("hello\n")
     with pytest.raises(SpecError, match="not a draws file"):
         read_draws_file(tmp_path / "bad.txt")
-    with pytest.raises(SpecError, match=r"rng_run=0"):
-        draw(ScenarioSpec(), 0)
+    with pytest.raises(SpecError, match=r"rng_run=-1"):
+        draw(ScenarioSpec(), -1)
