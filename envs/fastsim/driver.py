@@ -65,6 +65,7 @@ from envs.fastsim.params import (
     FC_SIZE_BYTES,
     FC_SSTHRESH_BYTES,
     FC_START_MS,
+    FC_STOP_MS,
     FC_TRAFFIC,
     P_ATTACH_MS,
     P_DUPTHRESH,
@@ -302,7 +303,13 @@ def _observe(b, p, fc, fi, fx, ue, lost, cs, obs_f, obs_u):
         o[12] = fx[b, f, X_O_RETX]
         pace = fx[b, f, X_PACING]
         o[13] = pace * 8.0 / 1000.0 if (pace > 0 and _paced(cca)) else 0.0
-        o[14] = 1.0 if fi[b, f, I_RUNNING] > 0 else 0.0
+        # Active at the step's end as on ns-3, where an application starting or stopping at that
+        # instant does so before the observation: active from its start, inactive from its stop.
+        active = fi[b, f, I_RUNNING] > 0 or (
+            fi[b, f, I_START_MS] == t_end and fx[b, f, X_FCT_S] < 0
+        )
+        stop = fc[f, FC_STOP_MS]
+        o[14] = 1.0 if active and not (0 <= stop <= t_end) else 0.0
         o[15] = _flow_rate_mbps(b, f, t_end - 1, p, fc, fi, ue)
         o[16] = fx[b, f, X_O_SENT] * net
         o[17] = fx[b, f, X_FCT_S]

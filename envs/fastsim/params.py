@@ -15,7 +15,7 @@ from functools import cached_property
 
 import numpy as np
 
-from cellgym.draws import Draws, num_moves, udp_periods_per_source
+from cellgym.draws import num_moves, udp_periods_per_source
 from cellgym.fields import SEGMENT_BYTES
 from cellgym.scenario import ScenarioSpec, SpecError
 from cellgym.traces import resolve_buffers
@@ -591,20 +591,6 @@ class FastSimParams:
         """Length of a cell's row of the draws table (random moves, then UDP periods)."""
         s = self.spec
         return num_moves(s) * s.num_ues + udp_periods_per_source(s) * s.udp_sources
-
-    def draws_row(self, d: Draws) -> np.ndarray:
-        """A cell's row of the draws table from its run's draws (``cellgym.draws.draw``)."""
-        row = np.zeros(self.draws_len)
-        k, u = d.moves_m.shape
-        row[: k * u] = d.moves_m.reshape(-1)
-        for i, periods in enumerate(d.udp_periods_s):
-            n = periods.size
-            row[k * u + i * n : k * u + (i + 1) * n] = periods * 1000.0
-        return row
-
-    def start_offsets_ms(self, d: Draws) -> np.ndarray:
-        """``[F]`` the flows' start offsets, ms (zeros with ``start_offsets=False``)."""
-        return d.start_offset_ms if self.start_offsets else np.zeros_like(d.start_offset_ms)
 
     def initial_distances(self) -> np.ndarray:
         """``[U]`` initial distances in metres."""

@@ -23,6 +23,21 @@ PARALLEL_MIN_CELLS = 256
 PARALLEL_MIN_THREADS = 4
 
 
+def draws_row(params: FastSimParams, d: Draws) -> np.ndarray:
+    """A cell's row of the draws table (``CellState.dr``) from its run's draws.
+
+    Random moves first (UE ``u`` after move ``k + 1`` at ``k * U + u``), then each UDP source's
+    ON/OFF periods in ms (``params.P_DRAW_*``).
+    """
+    row = np.zeros(params.draws_len)
+    k, u = d.moves_m.shape
+    row[: k * u] = d.moves_m.reshape(-1)
+    for i, periods in enumerate(d.udp_periods_s):
+        n = periods.size
+        row[k * u + i * n : k * u + (i + 1) * n] = periods * 1000.0
+    return row
+
+
 class FastCellBatch:
     """``B`` cells of one scenario; each has its own seed, RNG and state.
 
@@ -104,8 +119,8 @@ class FastCellBatch:
         for b in np.flatnonzero(mask):
             d = draw(self.params.spec, int(seeds[b]))
             self.draws[b] = d
-            self._offs[b] = self.params.start_offsets_ms(d)
-            self.state.dr[b] = self.params.draws_row(d)
+            self._offs[b] = d.start_offset_ms if self.params.start_offsets else 0
+            self.state.dr[b] = draws_row(self.params, d)
         reset_batch(
             mask, seeds, self._offs, self._p, self._fc, self._cqi, self._dist0, *self._arrays,
         )  # fmt: skip

@@ -303,7 +303,7 @@ class CellState:
         bq: ``[B, Q, BQ_LEN]`` the packets in the bottleneck's buffer (one slot without one).
         dr: ``[B, D]`` each cell's row of the run's draws (``cellgym.draws``, read, never
             drawn by the kernels): random moves, then UDP ON/OFF periods
-            (``params.P_DRAW_*``; ``FastSimParams.draws_row``).
+            (``params.P_DRAW_*``; ``sim.draws_row``).
     """
 
     cs: np.ndarray

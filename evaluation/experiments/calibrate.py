@@ -192,13 +192,19 @@ def program_digest(program: Path | None = None) -> str:
 def ns3_cache_key(spec: ScenarioSpec, seed: int, cca: str, program_sha256: str) -> str:
     """Cache key of one ns-3 run.
 
-    A hash of the scenario's ns-3 arguments (every scenario field, and the seed), the controller
-    and the scenario program's content digest (``program_digest``).
+    A hash of the scenario's ns-3 arguments (every scenario field, and the seed), the run's
+    draws (its ``--draws`` file, ``cellgym.draws``), the controller and the scenario program's
+    content digest (``program_digest``).
     """
+    from cellgym.draws import draw, render_draws
+    from cellgym.seeding import rng_run_for_seed
+
+    draws = render_draws(draw(spec, rng_run_for_seed(seed)))
     blob = json.dumps(
         {
             "version": _CACHE_VERSION,
             "args": spec.to_ns3_args(seed),
+            "draws": hashlib.sha256(draws.encode()).hexdigest(),
             "cca": cca,
             "program": program_sha256,
         },

@@ -36,6 +36,7 @@ from envs.fastsim.cross_traffic import _udp_active, _udp_tick
 from envs.fastsim.params import P_LEN
 from envs.fastsim.senders.xcp import _xcp_feedback
 from envs.fastsim.senders.xcpr import _xcpr_header, _xcpr_reset, _xcpr_window
+from envs.fastsim.sim import draws_row
 from envs.fastsim.state import (
     BS_UDP_COLS,
     BS_UDP_CREDIT,
@@ -230,7 +231,7 @@ def test_udp_exponential_periods_are_the_runs_draws_with_the_given_means():
     )  # fmt: skip
     params = FastSimParams.from_spec(spec)
     d = draw(spec, 7)
-    p, dr = params.scalars(), params.draws_row(d)[None, :]
+    p, dr = params.scalars(), draws_row(params, d)[None, :]
     bnp = _udp_bnp(2, exp=1.0)
     bnp[BN_UDP_START_MS] = 0.0
     bqs = np.zeros((1, BS_WIDTH + 2 * BS_UDP_COLS))

@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 
 from cellgym.draws import draw, render_draws
-from cellgym.fields import UE, UE_FIELDS
+from cellgym.fields import FLOW, UE, UE_FIELDS
 from cellgym.paths import ns3_program
 from cellgym.scenario import ScenarioSpec
 from envs.fastsim import FastCellBatch, FastSimParams
@@ -36,7 +36,8 @@ MOBILE = ScenarioSpec.from_config(
         "channel": {"mobility": "random", "mobility_period_s": 0.5, "distances_m": [150.0]},
         "flows": [
             {"ue": 0, "cca": "cubic"},
-            {"ue": 1, "cca": "newreno", "start_s": 0.3},
+            # Seed 1234 draws it a 6 ms offset: it starts at 320 ms, a step's end.
+            {"ue": 1, "cca": "newreno", "start_s": 0.314},
             {"ue": 2, "cca": "bbr", "traffic": "short", "size_bytes": 100_000},
         ],
     }
@@ -70,18 +71,32 @@ def _ns3(spec: ScenarioSpec, seed: int, tmp: Path) -> dict[str, np.ndarray]:
     col = 3 + UE_FIELDS.index("distance_m")
     d = np.array([float(r[col]) for r in rows]).reshape(-1, spec.num_ues)
     starts = dict(re.findall(r"cellgym-lte: flow_start flow=(\d+) start_s=(\S+)", out.stderr))
-    return {"t": t, "d": d, "start_ms": np.array([float(starts[str(f)]) * 1e3 for f in range(3)])}
+    flows = [r.split(",") for r in rec.read_text().splitlines()[1:] if r.split(",")[1] == "flow"]
+    col = 3 + FLOW["active"]
+    active = np.array([float(r[col]) for r in flows]).reshape(-1, len(spec.flows))
+    return {
+        "t": t,
+        "d": d,
+        "start_ms": np.array([float(starts[str(f)]) * 1e3 for f in range(len(spec.flows))]),
+        "first_active": (active > 0).argmax(axis=0),
+    }
 
 
 def _fast(spec: ScenarioSpec, seed: int) -> dict[str, np.ndarray]:
     s = FastSession(spec, seed)
     raw = s.start()
-    t, d = [raw.t], [raw.ues[:, UE["distance_m"]].copy()]
+    t, d, a = [raw.t], [raw.ues[:, UE["distance_m"]].copy()], [raw.flows[:, FLOW["active"]]]
     while not raw.done:
         raw = s.step(np.zeros((0, 2)))
         t.append(raw.t)
         d.append(raw.ues[:, UE["distance_m"]].copy())
-    return {"t": np.array(t), "d": np.array(d), "start_ms": s.cell.state.fi[0, :, I_START_MS]}
+        a.append(raw.flows[:, FLOW["active"]].copy())
+    return {
+        "t": np.array(t),
+        "d": np.array(d),
+        "start_ms": s.cell.state.fi[0, :, I_START_MS],
+        "first_active": (np.array(a) > 0).argmax(axis=0),
+    }
 
 
 def test_a_seed_gives_both_backends_the_same_ue_distances_and_flow_starts(tmp_path):
@@ -97,6 +112,9 @@ def test_a_seed_gives_both_backends_the_same_ue_distances_and_flow_starts(tmp_pa
         # x, y of the drawn distance at the UE's angle).
         assert np.allclose(ns3["d"][:n], fast["d"][:n], rtol=1e-8, atol=0)
         assert np.allclose(ns3["start_ms"], fast["start_ms"], rtol=0, atol=1e-6)
+        # The step records: each flow is first active in the same step (a start at a step's
+        # end counts in that step on both).
+        assert np.array_equal(ns3["first_active"], fast["first_active"])
         # The draws themselves: four moves, at 0.5, 1.0, 1.5 and 2.0 s.
         assert len(np.unique(fast["d"][:n, 0])) == 5
         runs[seed] = fast
