@@ -17,6 +17,7 @@ SOURCES = (
     "ns3-scenarios/model/opengym-bridge.cc",
     "ns3-scenarios/model/zmtp-req.cc",
     "ns3-scenarios/model/cellgym-capacity-trace.cc",
+    "ns3-scenarios/model/cellgym-draws.cc",
 )
 
 
