@@ -47,7 +47,6 @@ from typing import Any
 
 import numpy as np
 
-from cellgym.fields import FLOW, UE
 from cellgym.metrics import EpisodeRecords
 from cellgym.paths import REPO_ROOT, ns3_program
 from cellgym.provenance import input_files, record
@@ -167,7 +166,6 @@ class Job:
     scenario: str
     seed: int
     spec: ScenarioSpec
-    replay: bool = True
     ns3_cache: Path | None = None
     fast_knobs: dict[str, Any] = dataclasses.field(default_factory=dict)
 
@@ -293,68 +291,28 @@ def run_ns3(
     return rec, False
 
 
-def flow_starts(rec: EpisodeRecords) -> list[float]:
-    """Each flow's start time in ``rec`` (s), from its first active step: that step's middle.
-
-    A flow's application starts at the run's drawn offset (0-99 ms, ``cellgym.draws``: the
-    same on both backends since they share the draws, which makes this replay redundant); the
-    step records (``active``) place it within one step.
-    """
-    t = np.array(rec.times)
-    active = np.stack(rec.flows)[:, :, FLOW["active"]] > 0
-    step_s = rec.spec.step_ms / 1000.0
-    out = []
-    for f, fs in enumerate(rec.spec.flows):
-        on = np.nonzero(active[:, f])[0]
-        out.append(float(t[on[0]] - step_s / 2) if on.size else float(fs.start_s))
-    return out
-
-
-def with_starts(spec: ScenarioSpec, starts_s: Sequence[float]) -> ScenarioSpec:
-    """``spec`` with each flow starting at ``starts_s`` (run with ``start_offsets=False``)."""
-    flows = [
-        dataclasses.replace(f, start_s=float(s)) for f, s in zip(spec.flows, starts_s, strict=True)
-    ]
-    return dataclasses.replace(spec, flows=flows)
-
-
 def run_fast(
     spec: ScenarioSpec,
     seed: int,
-    distances_m: np.ndarray | None,
     knobs: Mapping[str, Any] | None = None,
-    starts_s: Sequence[float] | None = None,
 ) -> EpisodeRecords:
-    """Run ``spec`` natively on the fast backend, replaying ``[T, U]`` UE distances if given.
+    """Run ``spec`` natively on the fast backend with ``seed``.
 
     ``knobs`` override ``FastSimParams`` fields (e.g. ``{"recovery": "classic"}``; none: the
-    model's defaults).
-
-    With a trace the cell is static apart from the replayed moves: after step ``i`` the UEs sit
-    where ns-3's record of step ``i`` has them (ns-3 moves them on step boundaries, every
-    ``mobility_period_s``), so both backends see the same capacity process. With ``starts_s``
-    (ns-3's flow starts, ``flow_starts``) the flows start then, without the random offset.
+    model's defaults). The run takes the seed's draws (``cellgym.draws``: flow start offsets,
+    random moves, workload arrivals), the same that ns-3's run of the seed reads.
     """
     from cellgym.seeding import rng_run_for_seed
     from envs.fastsim.params import FastSimParams
     from envs.fastsim.session import FastSession
 
-    run_spec = spec if distances_m is None else spec.replace(channel={"mobility": "static"})
-    knobs = dict(knobs or {})
-    if starts_s is not None:
-        run_spec = with_starts(run_spec, starts_s)
-        knobs["start_offsets"] = False
     rec = EpisodeRecords(spec=spec, controller=spec.flows[0].cca, seed=seed)
-    params = FastSimParams.from_spec(run_spec, **knobs)
-    session = FastSession(run_spec, rng_run_for_seed(seed), params)
+    params = FastSimParams.from_spec(spec, **dict(knobs or {}))
+    session = FastSession(spec, rng_run_for_seed(seed), params)
     raw = session.start()
     rec.append(raw.t, raw.flows, raw.ues)
-    i = 0
     while not raw.done:
         raw = session.step(np.zeros((0, 2)))
-        i += 1
-        if distances_m is not None:
-            session.set_distances(distances_m[min(i, len(distances_m) - 1)])
         rec.append(raw.t, raw.flows, raw.ues)
     session.close()
     return rec
@@ -369,21 +327,14 @@ def _run(job: Job) -> tuple[Job, dict[str, dict[str, Any]], dict[str, float]]:
         log.warning("%s seed %d: ns-3 run failed (%s); retrying once", job.scenario, job.seed, exc)
         ns3, cached = run_ns3(job.spec, job.seed, job.ns3_cache, driver)
     t1 = time.perf_counter()
-    trace = None
-    if job.replay and job.spec.channel.mobility != "static":
-        trace = np.stack(ns3.ues)[:, :, UE["distance_m"]]
-    starts = flow_starts(ns3) if job.replay and len(job.spec.flows) > 1 else None
     if driver is None:
-        fast = run_fast(job.spec, job.seed, trace, job.fast_knobs, starts)
+        fast = run_fast(job.spec, job.seed, job.fast_knobs)
     else:
-        fast = drive(job.spec, driver, job.seed, "fast", trace, job.fast_knobs)
+        fast = drive(job.spec, driver, job.seed, "fast", job.fast_knobs)
     t2 = time.perf_counter()
-    fast_metrics = run_metrics(fast)
-    if starts is not None:
-        fast_metrics["replayed_starts_s"] = starts
     return (
         job,
-        {"ns3": run_metrics(ns3), "fast": fast_metrics},
+        {"ns3": run_metrics(ns3), "fast": run_metrics(fast)},
         {"ns3": t1 - t0, "fast": t2 - t1, "ns3_cached": float(cached)},
     )
 
@@ -466,10 +417,6 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         help="comma list of scenario names, or all (the LTE table), nr (the NR rows) or traces "
         "(rows replaying a shared trace)",
     )  # fmt: skip
-    ap.add_argument(
-        "--no-replay", action="store_true",
-        help="fast backend draws its own random moves instead of replaying ns-3's",
-    )  # fmt: skip
     ap.add_argument("--out", type=Path, default=REPO_ROOT / "docs" / "calibration")
     ap.add_argument(
         "--ns3-cache", type=Path, default=NS3_CACHE_DIR,
@@ -511,7 +458,6 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
             n,
             s,
             specs[n],
-            replay=not args.no_replay,
             ns3_cache=cache,
             fast_knobs=knobs,
         )  # fmt: skip
@@ -527,7 +473,6 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         "sim_time_s": sim_time_s,
         "seeds": seeds,
         "warmup_s": WARMUP_S,
-        "replay": not args.no_replay,
         "fast_recovery": args.fast_recovery,
         "fast_knobs": knobs,
         "ns3_wall_s": sum(w["ns3"] for _, _, w in results),

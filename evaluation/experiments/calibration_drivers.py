@@ -167,31 +167,18 @@ def make_policy(driver: Driver, spec: ScenarioSpec, reward: RewardSpec) -> Any:
     return make_baseline(driver.name, spec, reward, MAX_CHANGE)
 
 
-class ReplayEnv(LteCellEnv):
-    """``LteCellEnv`` whose fast cell takes ``FastSimParams`` knobs and replays UE distances.
+class KnobEnv(LteCellEnv):
+    """``LteCellEnv`` whose fast cell takes ``FastSimParams`` knobs (``knobs``)."""
 
-    With ``distances_m`` (``[T, U]``, ns-3's record of every step) the UEs sit, after step ``i``,
-    where ns-3's record of step ``i`` has them (as ``calibrate.run_fast`` replays native runs).
-    """
-
-    def __init__(
-        self,
-        *args: Any,
-        knobs: Mapping[str, Any] | None = None,
-        distances_m: np.ndarray | None = None,
-        **kwargs: Any,
-    ) -> None:
+    def __init__(self, *args: Any, knobs: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.knobs = dict(knobs or {})
-        self.distances_m = distances_m
-        self._steps = 0
 
     def reset(
         self, *, seed: int | None = None, options: dict[str, Any] | None = None
     ) -> tuple[np.ndarray, dict[str, Any]]:
         """Start the episode (the fast cell rebuilt with the knobs when any are given)."""
         obs, info = super().reset(seed=seed, options=options)
-        self._steps = 0
         if self.backend == "fast" and self.knobs:
             from envs.fastsim.params import FastSimParams
             from envs.fastsim.session import FastSession
@@ -204,46 +191,32 @@ class ReplayEnv(LteCellEnv):
             obs, info = self._observe(self._last), self._info(self._last)
         return obs, info
 
-    def step(self, action: np.ndarray) -> tuple[np.ndarray, float, bool, bool, dict[str, Any]]:
-        """One step, then the replayed move of the UEs (fast backend with a trace)."""
-        out = super().step(action)
-        self._steps += 1
-        if self.distances_m is not None and self._session is not None:
-            trace = self.distances_m
-            self._session.set_distances(trace[min(self._steps, len(trace) - 1)])  # type: ignore[attr-defined]
-        return out
-
 
 def drive(
     spec: ScenarioSpec,
     driver: Driver,
     seed: int,
     backend: str,
-    distances_m: np.ndarray | None = None,
     knobs: Mapping[str, Any] | None = None,
     reward: RewardSpec | None = None,
     timeout_s: float = 300.0,
 ) -> EpisodeRecords:
     """Run ``spec`` with its agent flow driven by ``driver``; the records carry the rewards.
 
-    On the fast backend ``distances_m`` replays ns-3's UE distances (the cell is then static
-    apart from the replayed moves) and ``knobs`` override ``FastSimParams`` fields.
+    On the fast backend ``knobs`` override ``FastSimParams`` fields. Both backends take the
+    seed's draws (``cellgym.draws``).
     """
     if not spec.agent_flows:
         raise SpecError(f"scenario {spec.name!r} has no agent flow for driver {driver.name!r}")
     reward = reward or RewardSpec()
-    run_spec = spec
-    if backend == "fast" and distances_m is not None:
-        run_spec = spec.replace(channel={"mobility": "static"})
-    env = ReplayEnv(
-        scenario=run_spec,
+    env = KnobEnv(
+        scenario=spec,
         reward=reward,
         backend=backend,
         action_mode=driver.action_mode,
         max_change=MAX_CHANGE,
         timeout_s=timeout_s,
         knobs=knobs if backend == "fast" else None,
-        distances_m=distances_m if backend == "fast" else None,
     )
     policy = make_policy(driver, spec, reward)
     rec = EpisodeRecords(spec=spec, controller=driver.name, seed=seed)

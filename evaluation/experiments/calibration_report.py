@@ -21,11 +21,10 @@ A scenario is **met** when (1) the means over seeds meet every target of the row
 seed, either at least 8 of 9 pairs of runs (same seed, ns-3 and fast) meet them all, or the fast
 model's per-seed pass rate is not below ns-3's own: the share of ordered pairs of ns-3 runs with
 different seeds (i, j), i != j, that meet the same targets with run i in the place of the fast
-run (the noise floor). The two backends share no random streams, so a same-seed pair is two
-independent draws; a pass rate at the noise floor is as close as two ns-3 runs get. In rows with
-random mobility (or several flows) the fast run replays ns-3's distance trace (flow start times)
-of the same seed, while two ns-3 seeds differ in those too, so there the noise floor is looser
-than the same-seed comparison.
+run (the noise floor). The two backends share the run's draws (``cellgym.draws``: random moves, flow start offsets,
+workload arrivals), not the simulators' own streams (TCP, MAC, fading), so a same-seed pair
+differs only where the two models differ; two ns-3 seeds differ in the draws as well, so the
+noise floor is looser than the same-seed comparison.
 """
 
 from __future__ import annotations

@@ -32,18 +32,22 @@ def test_scenarios_cover_the_issue_and_bad_input_names_the_field():
         calibrate.scenario("static_cubic", 0.5)
 
 
-def test_fast_run_replays_a_distance_trace():
+def test_fast_run_takes_the_seeds_draws_of_random_moves():
+    """A fluctuating row's fast run moves its UE where the seed's draws put it, step by step."""
+    from cellgym.draws import draw
+    from cellgym.seeding import rng_run_for_seed
+
     spec = calibrate.scenario("fluctuating_xrc", 4.0)
-    steps = spec.num_steps + 1
-    trace = np.full((steps, 1), 100.0)
-    trace[100:] = 340.0  # ns-3 capacity about 7.5 Mbit/s from t = 2 s
-    rec = calibrate.run_fast(spec, 1, trace)
-    ues = np.stack(rec.ues)
-    np.testing.assert_array_equal(ues[101:, 0, UE["distance_m"]], 340.0)
-    near = ues[50:95, 0, UE["capacity_mbps"]].mean()
-    far = ues[150:, 0, UE["capacity_mbps"]].mean()
-    assert near == pytest.approx(35.2, rel=0.03)
-    assert far == pytest.approx(7.45, rel=0.05)
+    rec = calibrate.run_fast(spec, 1)
+    d = np.stack(rec.ues)[:, 0, UE["distance_m"]]
+    moves = draw(spec, rng_run_for_seed(1)).moves_m[:, 0]
+    assert moves.size > 0
+    # Every distance after the first is a drawn move, and each move due inside the run happens.
+    later = np.unique(d[d != d[0]])
+    assert np.isin(later, moves).all()
+    due = int(spec.sim_time_s / spec.channel.mobility_period_s) - 1
+    assert np.isin(moves[:due], d).all()
+    assert calibrate.run_metrics(calibrate.run_fast(spec, 1)) == calibrate.run_metrics(rec)
 
 
 def test_compare_and_table_flag_misses():
@@ -120,7 +124,7 @@ def test_ns3_prr_recovery_runs_and_differs_from_classic():
     spec = calibrate.scenario("share2_cubic", 6.0)
     with pytest.raises(SpecError, match="fastsim.recovery="):
         FastSimParams.from_spec(spec, recovery="nope")
-    runs = {r: calibrate.run_fast(spec, 1, None, {"recovery": r}) for r in ("classic", "ns3_prr")}
+    runs = {r: calibrate.run_fast(spec, 1, {"recovery": r}) for r in ("classic", "ns3_prr")}
     flows = {r: np.stack(rec.flows) for r, rec in runs.items()}
     assert not np.array_equal(flows["classic"], flows["ns3_prr"])
     f = flows["ns3_prr"]
@@ -150,25 +154,9 @@ def test_fast_param_overrides_are_typed_and_bad_ones_named(capsys):
     assert "error: fastsim.ul_grant_ms=99: allowed [0, 62]" in capsys.readouterr().err
 
 
-def test_flow_starts_come_from_the_first_active_step_and_are_replayed():
-    spec = calibrate.scenario("share2_cubic", 3.0)
-    rec = calibrate.EpisodeRecords(spec=spec, controller="cubic", seed=1)
-    for i in range(20):
-        flows = np.zeros((2, len(FLOW)))
-        flows[0, FLOW["active"]] = 1.0 if i >= 6 else 0.0  # active from the step ending at 0.12 s
-        flows[1, FLOW["active"]] = 1.0 if i >= 9 else 0.0  # ... at 0.18 s
-        rec.append(0.02 * i, flows, np.zeros((1, len(UE))))
-    starts = calibrate.flow_starts(rec)
-    assert starts == pytest.approx([0.11, 0.17])
-    fast = calibrate.run_fast(spec, 1, None, None, starts)
-    active = np.stack(fast.flows)[:, :, FLOW["active"]] > 0
-    first = [int(np.argmax(active[:, f])) for f in range(2)]
-    assert first == [6, 9]  # 110 ms lies in the step ending at 120 ms, 170 ms in that at 180 ms
-
-
 @pytest.mark.ns3
 def test_driven_row_runs_on_both_backends(tmp_path):
-    """A row whose agent flow the XRC policy drives: ns-3 through the bridge, fast with replay."""
+    """A row whose agent flow the XRC policy drives: ns-3 through the bridge, fast directly."""
     job = calibrate.Job(
         "xrc_policy_fluctuating", 1, calibrate.scenario("xrc_policy_fluctuating", 4.0),
         ns3_cache=tmp_path,
@@ -194,7 +182,7 @@ def test_fast_rx_bytes_are_read_in_order_as_ns3_counts_them():
     (the fast receiver before) never exceeded the capacity.
     """
     spec = calibrate.scenario("static_cubic", 3.0)
-    rec = calibrate.run_fast(spec, 1, None)
+    rec = calibrate.run_fast(spec, 1)
     flows, ues = np.stack(rec.flows), np.stack(rec.ues)
     rx_mbps = flows[:, 0, FLOW["rx_bytes"]] * 8e-6 / (spec.step_ms / 1000.0)
     cap = ues[:, 0, UE["capacity_mbps"]]

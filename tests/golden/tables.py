@@ -4,9 +4,9 @@ The evaluation table runs four controllers (two policies, two native senders) on
 two seeds on the fast backend; ``tests/golden/data/evaluation.csv`` holds its numeric columns.
 The calibration check reruns the fast side of every static calibration scenario (native, or with
 its agent flow driven as in the table) with the seeds of the committed
-``docs/calibration/calibration.json`` and requires the same metrics, run by run (the fluctuating
-scenarios replay ns-3's distance records, so they need ns-3's runs: the full table is
-regenerated with ``python -m evaluation.experiments.calibrate``).
+``docs/calibration/calibration.json`` and requires the same metrics, run by run; the rows with
+random mobility are left to the full table, regenerated with
+``python -m evaluation.experiments.calibrate`` (ns-3 included).
 """
 
 from __future__ import annotations
@@ -51,13 +51,8 @@ def calibration_runs() -> list[dict]:
     return [r for r in data["runs"] if r["backend"] == "fast" and r["scenario"] in static]
 
 
-def fast_calibration_metrics(
-    scenario: str, seed: int, sim_time_s: float, starts_s: list[float] | None = None
-) -> dict:
-    """Rerun one calibration scenario on the fast backend; its per-run metrics.
-
-    ``starts_s``: the flow starts the committed run replayed from ns-3 (``replayed_starts_s``).
-    """
+def fast_calibration_metrics(scenario: str, seed: int, sim_time_s: float) -> dict:
+    """Rerun one calibration scenario on the fast backend; its per-run metrics."""
     from cellgym.scenario import load_scenario
     from evaluation.experiments import calibrate
     from evaluation.experiments.calibration_drivers import DRIVERS, drive
@@ -65,4 +60,4 @@ def fast_calibration_metrics(
     spec = load_scenario(f"calibration/{scenario}", sim_time_s=sim_time_s)
     if scenario in DRIVERS:
         return calibrate.run_metrics(drive(spec, DRIVERS[scenario], seed, "fast"))
-    return calibrate.run_metrics(calibrate.run_fast(spec, seed, None, None, starts_s))
+    return calibrate.run_metrics(calibrate.run_fast(spec, seed))

@@ -65,7 +65,6 @@ def test_fast_calibration_runs_are_golden():
 
     sim_time_s = json.loads(CALIBRATION_JSON.read_text())["meta"]["sim_time_s"]
     for run in runs:
-        starts = run.get("replayed_starts_s")
-        got = fast_calibration_metrics(run["scenario"], run["seed"], sim_time_s, starts)
+        got = fast_calibration_metrics(run["scenario"], run["seed"], sim_time_s)
         for key, value in got.items():
             assert _same(value, run[key]), (run["scenario"], run["seed"], key, value, run[key])
