@@ -103,6 +103,11 @@ SCENARIOS: tuple[str, ...] = (
     "short_flows",
     "xrc_policy",
     "xrc_policy_fluctuating",
+    "xrc_policy_vs_cubic",
+    "xrc_policy_three_ues",
+    "xrc_policy_steps",
+    "xrc_policy_att_lte_driving",
+    "xrc_policy_irish5g_static",
     "agent_walk_cwnd",
     "agent_steps_rate",
     "wired_bottleneck_cubic",
@@ -127,6 +132,7 @@ NR_SCENARIOS: tuple[str, ...] = (
     "nr_four_ues",
     "nr_xrc_vs_cubic",
     "nr_agent_walk_cwnd",
+    "nr_xrc_policy_irish5g_static",
 )
 #: Rows that replay a trace from the shared traces folder (``cellgym.traces.traces_dir``):
 #: ``--scenarios traces``, not part of ``all`` (which runs without the folder).

@@ -65,6 +65,12 @@ class Driver:
 DRIVERS: dict[str, Driver] = {
     "xrc_policy": Driver("xrc_policy"),
     "xrc_policy_fluctuating": Driver("xrc_policy"),
+    "xrc_policy_vs_cubic": Driver("xrc_policy"),
+    "xrc_policy_three_ues": Driver("xrc_policy"),
+    "xrc_policy_steps": Driver("xrc_policy"),
+    "xrc_policy_att_lte_driving": Driver("xrc_policy"),
+    "xrc_policy_irish5g_static": Driver("xrc_policy"),
+    "nr_xrc_policy_irish5g_static": Driver("xrc_policy"),
     "agent_walk_cwnd": Driver("walk_cwnd"),
     "agent_steps_rate": Driver("steps_rate", action_mode="rate"),
     "nr_agent_walk_cwnd": Driver("walk_cwnd"),

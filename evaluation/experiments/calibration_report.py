@@ -11,20 +11,23 @@ Targets (fast against ns-3; ``within``: ``|fast - ns3| <= max(rel * |ns3|, abs)`
 | Jain index | 0.03 absolute | all |
 | HoL delay p50, p95 | 20 % or 3 ms, whichever is larger | all |
 | mean reward per step (default reward) | 3 % relative | a policy drives a flow |
-| HoL budget compliance (HoL samples within the budget) | 0.05 absolute | agent rows |
-| each flow's throughput | 10 % or 1 Mbit/s, whichever is larger | two or more flows |
+| HoL budget compliance (HoL samples within the budget) | 0.05 absolute | all |
+| each flow's throughput | 10 % or 1 Mbit/s, whichever is larger | all |
 
-The reward and the budget compliance of native rows are reported (the reward of flow 0, computed
-from the records with the environment's function), not judged.
+The reward of native rows is reported (the reward of flow 0, computed from the records with the
+environment's function), not judged.
 
-A scenario is **met** when (1) the means over seeds meet every target of the row and (2) seed by
-seed, either at least 8 of 9 pairs of runs (same seed, ns-3 and fast) meet them all, or the fast
-model's per-seed pass rate is not below ns-3's own: the share of ordered pairs of ns-3 runs with
-different seeds (i, j), i != j, that meet the same targets with run i in the place of the fast
-run (the noise floor). The two backends share the run's draws (``cellgym.draws``: random moves, flow start offsets,
-workload arrivals), not the simulators' own streams (TCP, MAC, fading), so a same-seed pair
-differs only where the two models differ; two ns-3 seeds differ in the draws as well, so the
-noise floor is looser than the same-seed comparison.
+A scenario is **met** when (1) the means over seeds meet every target of the row and (2) at least
+8 of 9 seeds (the same share of another number) have a pair of runs (same seed, ns-3 and fast)
+that meets them all. Beside the verdict each row states ns-3's own seed-to-seed spread on the
+same seeds: the share of ordered pairs of ns-3 runs with different seeds (i, j), i != j, that
+meet the same targets with run i in the place of the fast run (the noise floor). A row whose
+fast pass rate is not below that floor but under 8 of 9 is **missed at the noise floor**: the
+backends differ no more than two ns-3 seeds do, which the row says, but it does not count as
+met. The two backends share the run's draws (``cellgym.draws``: random moves, flow start
+offsets, workload arrivals), not the simulators' own streams (TCP, MAC, fading), so a same-seed
+pair differs only where the two models differ; two ns-3 seeds differ in the draws as well, so
+the noise floor is looser than the same-seed comparison.
 """
 
 from __future__ import annotations
@@ -73,8 +76,8 @@ TARGETS: tuple[Target, ...] = (
     Target("hol_p50_ms", "HoL p50", 0.20, 3.0),
     Target("hol_p95_ms", "HoL p95", 0.20, 3.0),
     Target("mean_reward", "reward", 0.03, 0.0, "agent"),
-    Target("hol_compliance", "HoL budget", 0.0, 0.05, "agent"),
-    Target("throughput_mbps", "flow Mbit/s", 0.10, 1.0, "multi"),
+    Target("hol_compliance", "HoL budget", 0.0, 0.05),
+    Target("throughput_mbps", "flow Mbit/s", 0.10, 1.0),
 )
 TARGET = {t.key: t for t in TARGETS}
 #: Reported beside the targets, never judged (queueing delay: same tolerance as HoL for the mark).
@@ -179,22 +182,24 @@ def judge(row: dict[str, Any], pairs: Sequence[dict[str, dict[str, Any]]],
     floor = row["ns3_pairs_within"] / row["ns3_pairs"] if row["ns3_pairs"] else math.inf
     enough = row["seeds_within"] >= math.ceil(SEED_PASS_SHARE * n - 1e-9)
     at_floor = fast_rate >= floor - 1e-12
-    row["seeds_ok"] = bool(enough or at_floor)
+    row["seeds_ok"] = bool(enough)
+    row["at_noise_floor"] = bool(not enough and row["ns3_pairs"] and at_floor)
     row["ok"] = bool(row["means_ok"] and row["seeds_ok"])
     seeds = f"{row['seeds_within']} of {n} seeds"
     floor_txt = _pct(row["ns3_pairs_within"], row["ns3_pairs"])
+    worst = sorted(row["seed_misses"].items(), key=lambda kv: -kv[1])
+    top = ", ".join(f"{k} {v}" for k, v in worst if v)
     reasons = []
     if not row["means_ok"]:
         reasons.append("means miss " + ", ".join(row["means_missed"]))
     if enough:
         reasons.append(seeds)
     elif not row["ns3_pairs"]:
-        reasons.append(f"{seeds} (one seed: no noise floor)")
+        reasons.append(f"{seeds} (one seed: no noise floor); misses: {top}")
     elif at_floor:
-        reasons.append(f"{seeds} ({_pct(row['seeds_within'], n)}) >= ns-3's {floor_txt}")
+        reasons.append(f"{seeds} ({_pct(row['seeds_within'], n)}), at ns-3's noise floor "
+                       f"{floor_txt} on the same seeds; misses: {top}")  # fmt: skip
     else:
-        worst = sorted(row["seed_misses"].items(), key=lambda kv: -kv[1])
-        top = ", ".join(f"{k} {v}" for k, v in worst if v)
         reasons.append(f"{seeds} ({_pct(row['seeds_within'], n)}) < ns-3's {floor_txt}; "
                        f"misses: {top}")  # fmt: skip
     row["reason"] = "; ".join(reasons)
@@ -262,12 +267,13 @@ def markdown(rows: Sequence[dict[str, Any]], meta: dict[str, Any]) -> str:
         f"({meta['sim_time_s']:g} s per run, seeds {meta['seeds']}, steps after "
         f"{WARMUP_S:g} s). Each cell: ns-3 / fast, mean over seeds; ✗ = a target of the row "
         "missed on the means (utilization 5 % relative, Jain 0.03, HoL delays 20 % or 3 ms; "
-        "with an agent flow also reward per step 3 % relative and HoL budget compliance 0.05; "
-        "with several flows each flow's throughput 10 % or 1 Mbit/s); values in parentheses "
+        "HoL budget compliance 0.05, each flow's throughput 10 % or 1 Mbit/s; with an agent "
+        "flow also reward per step 3 % relative); values in parentheses "
         "are reported, not judged. *Seeds within*: seeds whose own pair of runs meets every "
         "target of the row. *ns-3 vs ns-3*: the same for ordered pairs of ns-3 runs with "
         "different seeds (the noise floor). A row is met when its means meet the targets and "
-        "at least 8 of 9 seeds do, or the seeds' pass rate is not below the noise floor. See "
+        "at least 8 of 9 seeds do; a row below that but not below ns-3's own pass rate is "
+        "missed at the noise floor (stated in the row, not counted as met). See "
         "README.md for the explanation of each miss.",
         "",
         "| scenario | utilization | Jain | HoL p50 ms | HoL p95 ms | reward/step | "
@@ -293,6 +299,7 @@ def markdown(rows: Sequence[dict[str, Any]], meta: dict[str, Any]) -> str:
         ]
         lines.append(f"| {r['scenario']} | " + " | ".join(cells) + " |")
     met = sum(r["ok"] for r in rows)
+    floor = sum(bool(r.get("at_noise_floor")) for r in rows)
     means_met = sum(r["means_ok"] for r in rows)
     seeds_ok = sum(r["seeds_within"] for r in rows)
     seeds_all = sum(r["ns3_seeds"] for r in rows)
@@ -300,7 +307,8 @@ def markdown(rows: Sequence[dict[str, Any]], meta: dict[str, Any]) -> str:
     from_cache = f" ({cached} of {meta['runs']} runs from the ns-3 cache)" if cached else ""
     lines += [
         "",
-        f"Targets met in {met} of {len(rows)} scenarios (means: {means_met} of {len(rows)}); "
+        f"Targets met in {met} of {len(rows)} scenarios under the strict rule (means: "
+        f"{means_met} of {len(rows)}; {floor} more missed at ns-3's noise floor); "
         f"seed by seed, {seeds_ok} of {seeds_all} pairs of runs meet every target of their row. "
         f"Wall time: ns-3 {meta['ns3_wall_s']:.0f} s{from_cache}, fast "
         f"{meta['fast_wall_s']:.1f} s (including compilation).",

@@ -64,7 +64,9 @@ def test_compare_and_table_flag_misses():
     assert not row["ok_utilization"] and row["ok_jain"] and row["ok_hol_p50_ms"]
     assert not row["ok_hol_p95_ms"] and not row["ok"]
     # A native single-flow row: the reward is reported, not judged.
-    assert row["targets"] == ["utilization", "Jain", "HoL p50", "HoL p95"]
+    assert row["targets"] == [
+        "utilization", "Jain", "HoL p50", "HoL p95", "HoL budget", "flow Mbit/s"
+    ]  # fmt: skip
     assert row["means_missed"] == ["utilization", "HoL p95"]
     meta = {"args": "", "sim_time_s": 5.0, "seeds": [1], "ns3_wall_s": 1.0, "fast_wall_s": 0.1}
     table = calibrate.markdown(rows, meta)

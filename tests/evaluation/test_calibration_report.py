@@ -7,6 +7,7 @@ import math
 import numpy as np
 import pytest
 
+from cellgym.fields import UE
 from envs.contract import OBS
 from evaluation.experiments import calibration_drivers as drivers
 from evaluation.experiments import calibration_report as cr
@@ -25,12 +26,13 @@ def _run(**kw: object) -> dict:
 
 
 def test_targets_per_kind_of_row():
-    labels = [t.label for t in cr.applicable(agent=False, n_flows=1)]
-    assert labels == ["utilization", "Jain", "HoL p50", "HoL p95"]
+    """Every row is judged on the HoL budget and each flow's throughput; agent rows on reward."""
+    every = ["utilization", "Jain", "HoL p50", "HoL p95", "HoL budget", "flow Mbit/s"]
+    for n_flows in (1, 2):
+        labels = [t.label for t in cr.applicable(agent=False, n_flows=n_flows)]
+        assert labels == every
     labels = [t.label for t in cr.applicable(agent=True, n_flows=1)]
-    assert labels[-2:] == ["reward", "HoL budget"]
-    labels = [t.label for t in cr.applicable(agent=False, n_flows=2)]
-    assert labels[-1] == "flow Mbit/s" and "reward" not in labels
+    assert labels == [*every[:4], "reward", *every[4:]]
 
 
 def test_reward_budget_and_per_flow_tolerances():
@@ -86,13 +88,18 @@ def test_per_seed_verdict_eight_of_nine_or_the_noise_floor():
     spread = [0.9 if i % 2 else 0.7 for i in range(9)]
     row = _row_with(4, spread)
     assert row["ns3_pairs_within"] == 32
-    assert row["ok"] and "4 of 9 seeds (44 %) >= ns-3's 44 %" in row["reason"]
+    # At ns-3's own spread: stated in the row, but the strict rule does not count it as met.
+    assert not row["ok"] and row["at_noise_floor"]
+    assert "4 of 9 seeds (44 %), at ns-3's noise floor 44 % on the same seeds" in row["reason"]
+    assert row["reason"].endswith("misses: utilization 5")
     row = _row_with(3, spread)
-    assert not row["ok"]
+    assert not row["ok"] and not row["at_noise_floor"]
+    assert not _row_with(8, spread)["at_noise_floor"] and _row_with(8, spread)["ok"]
     # One seed: no pairs of ns-3 runs, so only the seed itself counts.
     row = {"means_ok": True, "means_missed": []}
     cr.judge(row, [{"ns3": _run(), "fast": _run(utilization=0.5)}], cr.TARGETS[:4])
-    assert not row["ok"] and row["reason"] == "0 of 1 seeds (one seed: no noise floor)"
+    assert not row["ok"] and not row["at_noise_floor"]
+    assert row["reason"] == "0 of 1 seeds (one seed: no noise floor); misses: utilization 1"
     # Means that miss decide alone, whatever the seeds.
     pairs = [{"ns3": _run(), "fast": _run()} for _ in range(9)]
     row = {"means_ok": False, "means_missed": ["Jain"]}
@@ -137,14 +144,16 @@ def test_fixed_action_sequences_are_seeded_and_stay_in_range():
     assert float(policy.predict(np.zeros(3))[0][0]) == 0.5
 
 
-def test_fast_policy_row_replays_a_trace():
+def test_fast_policy_row_takes_the_seeds_moves_and_rewards_after_warmup():
+    """A driven fast row moves its UE as the seed's draws say; its reward is the records' mean."""
+    from cellgym.draws import draw
+    from cellgym.seeding import rng_run_for_seed
+
     spec = scenario("xrc_policy_fluctuating", 4.0)
-    trace = np.full((spec.num_steps + 1, 1), 100.0)
-    trace[100:] = 340.0
-    rec = drivers.drive(spec, drivers.DRIVERS["xrc_policy_fluctuating"], 1, "fast", trace)
-    cap = np.stack(rec.ues)[:, 0, 0]
-    assert cap[50:95].mean() == pytest.approx(35.2, rel=0.03)
-    assert cap[150:].mean() == pytest.approx(7.45, rel=0.05)
+    rec = drivers.drive(spec, drivers.DRIVERS["xrc_policy_fluctuating"], 1, "fast")
+    d = np.stack(rec.ues)[:, 0, UE["distance_m"]]
+    moves = draw(spec, rng_run_for_seed(1)).moves_m[:, 0]
+    assert np.isin(np.unique(d[d != d[0]]), moves).all() and np.isin(moves[:1], d).all()
     m = cr.run_metrics(rec)
     assert m["mean_reward"] == pytest.approx(np.nanmean(rec.rewards[51:]), rel=1e-9)
 
@@ -152,14 +161,14 @@ def test_fast_policy_row_replays_a_trace():
 def test_fast_agent_flow_slow_starts_after_an_rto():
     """ns-3's agent ops run NewReno's slow start in CA_LOSS; the fast agent sender does too.
 
-    The XRC policy's startup on the ``bsr`` uplink (seed 2) overshoots and waits for an RTO at
-    about 1.4 s; the window then grew from 1 segment again (before the fix it stayed at one
+    The XRC policy's startup on the ``bsr`` uplink (seed 6) overshoots and waits for an RTO at
+    about 1.3 s; the window then grew from 1 segment again (before the fix it stayed at one
     segment, one delayed ACK per 0.3 s, for three seconds).
     """
     from cellgym.fields import FLOW
 
     spec = scenario("xrc_policy", 5.0)
-    rec = drivers.drive(spec, drivers.DRIVERS["xrc_policy"], 2, "fast", knobs={"uplink": "bsr"})
+    rec = drivers.drive(spec, drivers.DRIVERS["xrc_policy"], 6, "fast", knobs={"uplink": "bsr"})
     cwnd = np.stack(rec.flows)[:, 0, FLOW["cwnd_bytes"]] / 1448
     t = np.array(rec.times)
     rto = np.nonzero((cwnd <= 1.0) & (t > 0.5))[0]
