@@ -86,7 +86,7 @@ from envs.fastsim.pbe_params import PB_ON
 from envs.fastsim.receiver import _uplink_tti
 from envs.fastsim.rlc import _enb_arrivals
 from envs.fastsim.router_params import RP_KIND
-from envs.fastsim.senders.ack import _sender_acks
+from envs.fastsim.senders.ack import _sender_acks, _syn_ack
 from envs.fastsim.senders.dispatch import (
     _after_send,
     _before_acks,
@@ -264,6 +264,8 @@ def step_cell(
         # 6. Senders.
         for f in range(nf):
             cca = int(fc[f, FC_CCA])
+            if t == fi[b, f, I_DATA_MS]:
+                _syn_ack(b, f, t, p, fc, fi, fx, fbr)
             _before_acks(cca, b, f, t, p, fc, fx, bw, rcv, fbr)
             _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost)
             _before_send(cca, b, f, t, p, fc, fi, fx, bw, fbr)

@@ -38,6 +38,7 @@ from envs.fastsim.senders.dispatch import (
 from envs.fastsim.senders.recovery import _loss_trigger, _prr_on_ack
 from envs.fastsim.state import (
     I_CSTATE,
+    I_DATA_MS,
     I_DUPACK_CNT,
     I_LOST_HEAD,
     I_LOST_LEN,
@@ -51,6 +52,7 @@ from envs.fastsim.state import (
     I_SEEN_OWD,
     I_SEEN_UNIQ,
     I_SND_NXT,
+    I_START_MS,
     I_UNA,
     I_VIEW_HIGH,
     V_ACKS,
@@ -74,6 +76,35 @@ from envs.fastsim.state import (
     X_SSTHRESH,
     X_X_HASFB,
 )
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _syn_ack(b, f, t, p, fc, fi, fx, fbr):
+    """The SYN-ACK reaches the server at ``t`` (the flow's first data tick): its RTT sample.
+
+    As ns-3's ``TcpSocketBase`` does with the SYN's timestamp echo: the handshake's round trip
+    (``I_DATA_MS - I_START_MS``) is the first RTT sample (smoothed RTT, variation, minimum, the
+    step's RTT statistics, the retransmission timeout); the explicit feedback the base station
+    stamped on the SYN-ACK is the flow's first feedback.
+    """
+    rtt = float(fi[b, f, I_DATA_MS] - fi[b, f, I_START_MS])
+    fx[b, f, X_O_RTT_SUM] += rtt
+    fx[b, f, X_O_RTT_N] += 1.0
+    fx[b, f, X_O_RTT_LAST] = rtt
+    if fx[b, f, X_O_RTT_MIN] <= 0 or rtt < fx[b, f, X_O_RTT_MIN]:
+        fx[b, f, X_O_RTT_MIN] = rtt
+    fx[b, f, X_MIN_RTT] = min(fx[b, f, X_MIN_RTT], rtt)
+    fx[b, f, X_SRTT] = rtt
+    fx[b, f, X_RTTVAR] = rtt / 2.0
+    srtt_rto = fx[b, f, X_SRTT] + max(1.0, 4.0 * fx[b, f, X_RTTVAR])
+    fi[b, f, I_RTO_MS] = int(max(p[P_MIN_RTO_MS], srtt_rto))
+    tf = t - int(fc[f, FC_D_SRV_UP_MS])
+    if tf >= 0:
+        fslot = tf & (fbr.shape[2] - 1)
+        fx[b, f, X_FB_RATE] = fbr[b, f, fslot, 0]
+        fx[b, f, X_FB_HOL] = fbr[b, f, fslot, 1]
+        if fbr[b, f, fslot, 0] > 0:
+            fx[b, f, X_X_HASFB] = 1.0
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
