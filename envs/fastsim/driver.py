@@ -51,7 +51,6 @@ from envs.fastsim.codes import (
     ROUTER_NONE,
     SSTHRESH_INF,
     TRAFFIC_SHORT,
-    UPLINK_BSR,
 )
 from envs.fastsim.cross_traffic import _udp_tick
 from envs.fastsim.enb_agents.router import _router_tick
@@ -80,7 +79,6 @@ from envs.fastsim.params import (
     P_SLOTS_PER_MS,
     P_START_OFFSETS,
     P_UL_GRANT_MS,
-    P_UPLINK,
 )
 from envs.fastsim.pbe_params import PB_ON
 from envs.fastsim.receiver import _uplink_tti
@@ -187,9 +185,11 @@ def reset_cell(
         offset = offs[b, f] if p[P_START_OFFSETS] > 0 else 0
         start = int(max(fc[f, FC_START_MS], p[P_ATTACH_MS])) + offset
         fi[b, f, I_START_MS] = start
-        # The server opens the connection: SYN down, SYN-ACK up, then data.
-        # The SYN-ACK waits for an uplink grant (``bsr`` uplink: an idle UE's first report).
-        ul_wait = p[P_UL_GRANT_MS] if p[P_UPLINK] == UPLINK_BSR else 0.0
+        # The server opens the connection: SYN down, SYN-ACK up, then data. The SYN-ACK is an
+        # idle UE's first uplink packet: it waits for the grant its buffer report brings, with
+        # either uplink model (ns-3: the SYN's RTT is 45-48 ms, a data ACK's 37-41 ms; without
+        # the wait the handshake's sample would set the minimum RTT below the data ACKs').
+        ul_wait = p[P_UL_GRANT_MS]
         fi[b, f, I_DATA_MS] = start + int(fc[f, FC_D_DOWN_MS] + fc[f, FC_D_UP_TOTAL_MS] + ul_wait)
         fi[b, f, I_RTO_MS] = int(p[P_MIN_RTO_MS])
         fi[b, f, I_RTO_AT_MS] = -1

@@ -171,7 +171,9 @@ class FastSimParams:
             after an idle uplink waits ``ul_grant_ms`` and leaves with the ACKs queued
             meanwhile; a steady ACK stream leaves in (almost) every TTI. See
             docs/calibration/README.md for how the two compare with ns-3.
-        ul_grant_ms: ``bsr`` uplink: buffer status report -> uplink transmission, in ms.
+        ul_grant_ms: Buffer status report -> uplink transmission, in ms: every ACK after an
+            idle uplink with ``bsr``, and the SYN-ACK (an idle UE's first packet) with either
+            uplink model.
         rcv_buf_bytes: The sender never has more than this outstanding (ns-3's ``SndBufSize`` and
             ``RcvBufSize``, both 4 MiB in ``cellgym-lte``): the receive window. It also bounds the
             segments one window can lose, which the loss record must hold (at most
