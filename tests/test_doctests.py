@@ -4,10 +4,13 @@ import pytest
 
 import cellgym.draws
 import cellgym.scenario
+import envs.fast_params
 import envs.lte_cell
 
 
-@pytest.mark.parametrize("module", [cellgym.scenario, cellgym.draws, envs.lte_cell])
+@pytest.mark.parametrize(
+    "module", [cellgym.scenario, cellgym.draws, envs.lte_cell, envs.fast_params]
+)
 def test_docstring_examples_run(module):
     result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
     assert result.attempted > 0
