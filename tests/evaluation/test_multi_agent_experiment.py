@@ -25,7 +25,10 @@ def test_the_command_trains_runs_and_reports(tmp_path):
         runs = [r for r in saved["runs"] if r["controller"] == row["controller"]]
         assert row["seeds"] == 2
         assert row["utilization"] == pytest.approx(np.mean([r["utilization"] for r in runs]))
-        assert 0 < row["jain_short"] <= 1 and 0 <= row["utilization"] <= 1
+        # Utilization compares the bytes delivered from 1 s on with the capacity of those steps:
+        # bytes the cell sent just before 1 s and delivered after it can lift a 1 s window a
+        # little above 1 (XRC's policy: 1.006 on one of these seeds).
+        assert 0 < row["jain_short"] <= 1 and 0 <= row["utilization"] <= 1.02
         assert row["flow_mbps_min"] <= row["flow_mbps_max"]
     report = (out / "report.md").read_text()
     assert report == multi_agent.report(saved)
