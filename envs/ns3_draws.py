@@ -1,4 +1,4 @@
-"""The draws file of an ns-3 run (``--draws``): the run's random draws, as the fast model takes them.
+"""The draws file of an ns-3 run (``--draws``): the run's random draws, as the fast model has them.
 
 ``cellgym.draws.draw`` with the episode's ``RngRun`` (the fast backend draws the same for a cell
 with that seed), written into a private temporary folder removed on close.
