@@ -13,7 +13,10 @@ users complain about:
   Python process, because the kernel sends the parent-death signal when the *thread* that forked
   the child exits: an environment made in a short-lived thread (a pool, an async framework) keeps
   its simulator;
-- it binds only to loopback, on a port the OS picks, so many bridges run at once.
+- it binds only to loopback, on a port the OS picks, so many bridges run at once; any local
+  process can connect there, so it accepts only a connection whose socket belongs to the
+  simulator it started (Linux: ``peer_owned_by``), refusing others, and stops listening once
+  the simulator is connected.
 
 Message names and field numbers are ns3-gym's (package ``ns3opengym``), so ns3-gym's own scenarios
 can be served too.
@@ -27,12 +30,15 @@ import logging
 import os
 import queue
 import signal
+import socket
+import struct
 import subprocess
 import tempfile
 import threading
 import time
 import weakref
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -211,6 +217,100 @@ class _Spawner:
                 reply.put(exc)
 
 
+# -- who is at the other end of a loopback connection ----------------------------------------------
+_PROC_NET_TCP = ("/proc/net/tcp", "/proc/net/tcp6")
+
+
+def _proc_net_address(text: str) -> tuple[str, int]:
+    """``/proc/net/tcp(6)``'s ``HEX_IP:HEX_PORT`` as ``(ip, port)``.
+
+    The address is the kernel's in-memory words printed as hex, so each 32-bit word is in host
+    (little-endian) order: ``0100007F`` is 127.0.0.1.
+    """
+    hex_ip, hex_port = text.split(":")
+    raw = b"".join(struct.pack("=I", int(hex_ip[i : i + 8], 16)) for i in range(0, len(hex_ip), 8))
+    family = socket.AF_INET if len(raw) == 4 else socket.AF_INET6
+    return socket.inet_ntop(family, raw), int(hex_port, 16)
+
+
+def _peer_socket_inode(conn: socket.socket) -> int | None:
+    """Inode of the socket at the other end of the loopback connection ``conn`` (None: unseen).
+
+    The peer's socket is the row of ``/proc/net/tcp`` (or ``tcp6``, for an IPv6 socket mapped to
+    127.0.0.1) whose local address is ``conn``'s peer address and whose remote address is
+    ``conn``'s own.
+    """
+    peer_ip, peer_port = conn.getpeername()[:2]
+    own_ip, own_port = conn.getsockname()[:2]
+    for table in _PROC_NET_TCP:
+        try:
+            with open(table) as fh:
+                rows = fh.read().splitlines()[1:]
+        except OSError:
+            continue
+        for row in rows:
+            cols = row.split()
+            if len(cols) < 10:
+                continue
+            local, remote = _proc_net_address(cols[1]), _proc_net_address(cols[2])
+            if local[1] != peer_port or remote[1] != own_port:
+                continue
+            if local[0] in (peer_ip, f"::ffff:{peer_ip}") and remote[0] in (
+                own_ip,
+                f"::ffff:{own_ip}",
+            ):
+                inode = int(cols[9])
+                return inode or None
+    return None
+
+
+def _session_pids(pid: int) -> Iterator[int]:
+    """``pid``, then every other process of the session it leads (``start_new_session``)."""
+    yield pid
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit() or int(entry.name) == pid:
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat") as fh:
+                fields = fh.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if len(fields) > 3 and fields[3] == str(pid):  # state ppid pgrp session
+            yield int(entry.name)
+
+
+def peer_owned_by(conn: socket.socket, pid: int) -> bool:
+    """Whether the other end of the loopback connection ``conn`` is a socket of process ``pid``.
+
+    Linux: the peer's socket inode (``/proc/net/tcp``) must be among the open files of ``pid``
+    or of a process in the session it leads (a launcher's child). Where ``/proc`` has no TCP
+    tables (another OS) the check cannot be made and the connection is accepted.
+    """
+    if not any(os.path.isfile(t) for t in _PROC_NET_TCP):
+        log.debug("no /proc/net/tcp: cannot check who connected; accepting the connection")
+        return True
+    try:
+        inode = _peer_socket_inode(conn)
+    except OSError:  # the peer has already gone
+        return False
+    if inode is None:
+        return False
+    target = f"socket:[{inode}]"
+    for p in _session_pids(pid):
+        try:
+            fds = os.scandir(f"/proc/{p}/fd")
+        except OSError:
+            continue
+        with fds:
+            for fd in fds:
+                try:
+                    if os.readlink(fd.path) == target:
+                        return True
+                except OSError:
+                    continue
+    return False
+
+
 def _reap(proc: subprocess.Popen[bytes], grace_s: float = 1.0) -> None:
     """Terminate a process (and its group), escalating to SIGKILL, and reap it."""
     if proc.poll() is None:
@@ -306,6 +406,9 @@ class Ns3Bridge:
             preexec_fn=_die_with_parent,
         )
         self.pid = self._proc.pid
+        # Only the simulator started here may connect; anyone else on the host is refused.
+        # (A partial on the pid, not a bound method: the socket must not keep ``self`` alive.)
+        self._sock.accept_peer = partial(peer_owned_by, pid=self._proc.pid)
         self._finalizer.detach()
         self._finalizer = weakref.finalize(self, _cleanup, self._proc, self._sock)
 

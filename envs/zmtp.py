@@ -15,16 +15,23 @@ scenario programs' own peer, an ns3-gym scenario built on libzmq) connects to it
 
 from __future__ import annotations
 
+import logging
 import select
 import socket
 import struct
 import time
+from collections.abc import Callable
 
 __all__ = ["ZmtpError", "ZmtpRep"]
+
+log = logging.getLogger(__name__)
 
 _MORE, _LONG, _COMMAND = 0x01, 0x02, 0x04
 _GREETING = b"\xff" + b"\0" * 8 + b"\x7f" + b"\x03\x00" + b"NULL".ljust(20, b"\0") + b"\0" * 32
 _MAX_FRAME = 1 << 30
+#: Pending connections the listener holds: a stranger's connection waiting to be refused does
+#: not push the expected peer's out of the queue.
+_BACKLOG = 8
 
 
 class ZmtpError(ConnectionError):
@@ -49,13 +56,23 @@ class ZmtpRep:
 
     ``poll`` accepts the peer's connection and completes the handshake when it arrives, so the
     endpoint can be created before the peer process starts. Messages are single byte strings.
+
+    Any local process can connect to a loopback port. ``accept_peer``, when set, vets each
+    accepted connection: one it refuses is closed (with a logged warning) and the endpoint goes
+    on waiting for the right peer within the same ``poll`` timeout. Once a peer is accepted the
+    listening socket is closed, so no later connection reaches the endpoint.
+
+    Args:
+        accept_peer: Called with each accepted connection; False refuses it (``None``: the first
+            connection is the peer). May also be set as the attribute before the peer connects.
     """
 
-    def __init__(self) -> None:
+    def __init__(self, accept_peer: Callable[[socket.socket], bool] | None = None) -> None:
         self._listener = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         self._listener.bind(("127.0.0.1", 0))
-        self._listener.listen(1)
+        self._listener.listen(_BACKLOG)
         self.port: int = self._listener.getsockname()[1]
+        self.accept_peer = accept_peer
         self._conn: socket.socket | None = None
         self._buf = bytearray()
         self._handshake_done = False
@@ -71,12 +88,9 @@ class ZmtpRep:
         if self._closed:  # nothing can arrive any more: wait as a poll would
             time.sleep(timeout)
             return False
-        if self._conn is None:
-            if not select.select([self._listener], [], [], timeout)[0]:
-                return False
-            self._conn, _ = self._listener.accept()
-            self._conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-            self._conn.sendall(_GREETING + _ready(b"REP"))
+        if self._conn is None and not self._accept(timeout):
+            return False
+        assert self._conn is not None
         while True:
             if self._parse():
                 return True
@@ -115,6 +129,30 @@ class ZmtpRep:
         self._closed = True
 
     # -- internals ----------------------------------------------------------------------------
+    def _accept(self, timeout: float) -> bool:
+        """Accept the peer within ``timeout`` s (refusing others), then stop listening."""
+        deadline = time.monotonic() + timeout
+        while True:
+            left = max(0.0, deadline - time.monotonic())
+            if not select.select([self._listener], [], [], left)[0]:
+                return False
+            conn, addr = self._listener.accept()
+            check = self.accept_peer
+            if check is not None and not check(conn):
+                log.warning(
+                    "refused a connection to port %d from %s:%d: not the expected peer",
+                    self.port,
+                    addr[0],
+                    addr[1],
+                )
+                conn.close()
+                continue
+            conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            conn.sendall(_GREETING + _ready(b"REP"))
+            self._conn = conn
+            self._listener.close()  # one peer per endpoint: nobody else gets in from now on
+            return True
+
     def _take_frame(self, pos: int) -> tuple[int, bytes, int] | None:
         """The frame at ``pos`` in the buffer as (flags, payload, next position), or None."""
         buf = self._buf

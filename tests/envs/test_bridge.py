@@ -5,6 +5,7 @@ from __future__ import annotations
 import gc
 import os
 import signal
+import socket
 import struct
 import subprocess
 import sys
@@ -23,6 +24,7 @@ from envs.bridge import (
     SimulatorTimeout,
     decode_container,
     encode_box,
+    peer_owned_by,
     space_from_description,
 )
 
@@ -319,6 +321,74 @@ def test_process_killed_after_its_thread_ended_leaves_no_process():
         """
     )
     _assert_simulator_dies_with(code)
+
+
+# -- only the simulator the bridge started may connect ---------------------------------------------
+_CONNECT_AND_WAIT = (
+    "import socket, sys, time; s = socket.create_connection(('127.0.0.1', {port})); time.sleep(30)"
+)
+
+
+def _accept_from(
+    listener: socket.socket, argv: list[str]
+) -> tuple[subprocess.Popen, socket.socket]:
+    child = subprocess.Popen(argv, start_new_session=True)
+    listener.settimeout(10)
+    conn, _ = listener.accept()
+    return child, conn
+
+
+def test_peer_owned_by_tells_the_started_process_from_a_stranger():
+    """The peer of a loopback connection is traced to its process through /proc (Linux)."""
+    listener = socket.create_server(("127.0.0.1", 0))
+    port = listener.getsockname()[1]
+    code = _CONNECT_AND_WAIT.format(port=port)
+    # The connecting process itself, and a launcher whose own child connects (same session).
+    direct, conn = _accept_from(listener, [sys.executable, "-c", code])
+    launcher_code = f"import subprocess, sys; subprocess.run([sys.executable, '-c', {code!r}])"
+    launcher, conn2 = _accept_from(listener, [sys.executable, "-c", launcher_code])
+    stranger = socket.create_connection(("127.0.0.1", port))
+    conn3, _ = listener.accept()
+    try:
+        assert peer_owned_by(conn, direct.pid)
+        assert peer_owned_by(conn2, launcher.pid)
+        assert not peer_owned_by(conn, launcher.pid)
+        assert not peer_owned_by(conn3, direct.pid)  # this test's own connection
+        assert peer_owned_by(conn3, os.getpid())
+    finally:
+        for c in (conn, conn2, conn3, stranger, listener):
+            c.close()
+        for p in (direct, launcher):
+            os.killpg(p.pid, signal.SIGKILL)
+            p.wait()
+
+
+@needs_echo
+@pytest.mark.ns3
+def test_a_stranger_connecting_first_is_refused_and_the_listener_closes_after_the_handshake(
+    caplog,
+):
+    """Another local process connects to the port before the simulator does.
+
+    Before the fix the bridge took that first connection as the simulator: ``start`` waited on
+    it until the timeout (SimulatorTimeout), and the port stayed open for the whole episode.
+    """
+    with Ns3Bridge(ECHO, ["--steps=3", "--simSeed=7"], timeout_s=5) as b:
+        stranger = socket.create_connection(("127.0.0.1", b.port), timeout=2)
+        with caplog.at_level("WARNING", logger="envs.zmtp"):
+            obs, info = b.start()
+        assert obs["x"][2] == 7 and info == {"step": 0}
+        assert "refused a connection" in caplog.text
+        stranger.settimeout(2)
+        assert stranger.recv(64) == b""  # closed by the bridge, no ZMTP greeting
+        stranger.close()
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", b.port), timeout=2)
+        done, k = False, 0
+        while not done:
+            _, done, _ = b.step(np.array([1.0, 2.5]))
+            k += 1
+        assert k == 3 and b._proc.wait(5) == 0
 
 
 # -- the ns-3 session's check of the declared spaces -----------------------------------------------

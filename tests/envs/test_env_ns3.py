@@ -202,3 +202,40 @@ def test_subproc_vec_env_runs_several_simulators():
         assert np.isfinite(rewards).all()
     finally:
         vec.close()
+
+
+def test_a_stranger_on_the_port_does_not_take_the_simulators_place(monkeypatch):
+    """A local process connects to the episode's port before the simulator; reset still works.
+
+    Before the fix the first connection was taken as the simulator (reset timed out) and the
+    port stayed open for the whole episode; now the stranger is refused and the listener is
+    closed once the simulator is connected.
+    """
+    import socket
+
+    import envs.ns3_session
+    from envs.bridge import Ns3Bridge
+
+    made: list[tuple[Ns3Bridge, socket.socket]] = []
+
+    class StrangerFirst(Ns3Bridge):
+        def start(self):
+            made.append((self, socket.create_connection(("127.0.0.1", self.port), timeout=2)))
+            return super().start()
+
+    monkeypatch.setattr(envs.ns3_session, "Ns3Bridge", StrangerFirst)
+    env = gym.make("CellGym/LteSingleFlow-v0", scenario=SHORT, timeout_s=10.0)
+    try:
+        obs, info = env.reset(seed=1)
+        ((bridge, stranger),) = made
+        stranger.settimeout(2)
+        assert stranger.recv(64) == b""  # refused: closed without a greeting
+        stranger.close()
+        with pytest.raises(ConnectionRefusedError):
+            socket.create_connection(("127.0.0.1", bridge.port), timeout=2)
+        for _ in range(3):
+            obs, _, term, _, info = env.step(np.array([0.0], dtype=np.float32))
+        assert not term and info["t"] == pytest.approx(3 * 0.02)
+        assert obs.shape == (11,)
+    finally:
+        env.close()

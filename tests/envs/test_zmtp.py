@@ -66,3 +66,35 @@ def test_a_closed_peer_ends_polling_and_recv_without_a_request_is_an_error():
         rep.recv()
     rep.close()
     rep.close()
+
+
+def test_a_refused_connection_is_closed_and_the_endpoint_waits_on_for_its_peer(caplog):
+    """``accept_peer`` refuses the first connection; the second is the peer; then no listener.
+
+    Before ``accept_peer`` existed, the endpoint took the first connection as its peer and
+    kept listening on the port for its whole life.
+    """
+    seen: list[int] = []
+    rep = ZmtpRep(accept_peer=lambda conn: seen.append(conn.getpeername()[1]) or len(seen) > 1)
+    ctx = zmq.Context()
+    req = ctx.socket(zmq.REQ)
+    req.setsockopt(zmq.LINGER, 0)
+    try:
+        with socket.create_connection(("127.0.0.1", rep.port), timeout=2) as first:
+            with caplog.at_level("WARNING", logger="envs.zmtp"):
+                assert not rep.poll(100)  # the stranger is refused; nothing arrived
+            first.settimeout(2)
+            assert first.recv(64) == b""  # closed by the endpoint, no greeting sent
+            assert "refused a connection" in caplog.text and str(rep.port) in caplog.text
+            req.connect(f"tcp://127.0.0.1:{rep.port}")
+            req.send(b"hello")
+            _poll_until(rep)
+            assert rep.recv() == b"hello" and len(seen) == 2
+            rep.send(b"ok")
+            assert req.recv() == b"ok"
+            with pytest.raises(ConnectionRefusedError):  # the listener closed with the handshake
+                socket.create_connection(("127.0.0.1", rep.port), timeout=1)
+    finally:
+        req.close()
+        ctx.term()
+        rep.close()
