@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from typing import Any
 
 import gymnasium as gym
@@ -91,6 +92,7 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
     | action_mode | ``"cwnd"`` | ``"cwnd"`` or ``"rate"`` |
     | max_change | 2.0 | largest factor by which one step changes the window or rate |
     | timeout_s | 60.0 | longest wait for one step before ``SimulatorTimeout`` (at most a day) |
+    | fast_params | ``None`` | fast backend: ``FastSimParams`` overrides, ``{"uplink": "bsr"}`` |
 
     ``info`` also carries ``t`` (s), ``rng_run``, and ``flows``/``ues``: the step's raw per-flow and
     per-UE arrays (columns in ``cellgym.fields``).
@@ -119,12 +121,14 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         action_mode: str = "cwnd",
         max_change: float = 2.0,
         timeout_s: float = 60.0,
+        fast_params: Mapping[str, Any] | None = None,
     ) -> None:
         self.spec_scenario = ScenarioSpec.from_config(scenario or ScenarioSpec())
         self.reward_spec = RewardSpec.from_config(reward)
         flow = agent_flow(self.spec_scenario)
         check_env_args(action_mode, max_change)
-        check_backend_supports(self.spec_scenario, backend)
+        #: The fast model's field overrides (checked; empty: the calibrated defaults).
+        self.fast_params = check_backend_supports(self.spec_scenario, backend, fast_params)
         check_type("timeout_s", timeout_s, "float")
         check_range("timeout_s", timeout_s, 1e-3, 86_400.0)
         self.backend = backend
@@ -155,7 +159,11 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
         self._close_session()
         self.rng_run = draw_rng_run(self.np_random)
         self._session = open_session(
-            self.spec_scenario, self.rng_run, backend=self.backend, timeout_s=self.timeout_s
+            self.spec_scenario,
+            self.rng_run,
+            backend=self.backend,
+            timeout_s=self.timeout_s,
+            fast_params=self.fast_params,
         )
         self._last = self._session.start()
         self._rate_mbps = 0.0

@@ -18,7 +18,7 @@ a policy trained in one plugs into the other.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -91,6 +91,8 @@ class MultiFlowCellEnv(ParallelEnv):
             flow starts and after it ends an agent observes zeros, its actions are ignored and
             its reward is 0 (the fixed agent set that vectorised training, e.g. SuperSuit's
             ``pettingzoo_env_to_vec_env_v1``, needs).
+        fast_params: Fast backend only: ``FastSimParams`` fields to override, e.g.
+            ``{"uplink": "bsr"}`` (``envs.fast_params``); the ns-3 backend refuses it.
     """
 
     metadata = {"name": "cellgym_multi_flow_v0", "render_modes": [], "is_parallelizable": True}
@@ -105,11 +107,13 @@ class MultiFlowCellEnv(ParallelEnv):
         timeout_s: float = 60.0,
         shared_fairness: float = 0.0,
         keep_agents: bool = False,
+        fast_params: Mapping[str, Any] | None = None,
     ) -> None:
         self.spec_scenario = ScenarioSpec.from_config(scenario or ScenarioSpec())
         self.reward_spec = RewardSpec.from_config(reward)
         check_env_args(action_mode, max_change)
-        check_backend_supports(self.spec_scenario, backend)
+        #: The fast model's field overrides (checked; empty: the calibrated defaults).
+        self.fast_params = check_backend_supports(self.spec_scenario, backend, fast_params)
         check_type("timeout_s", timeout_s, "float")
         check_range("timeout_s", timeout_s, 1e-3, 86_400.0)
         check_type("shared_fairness", shared_fairness, "float")
@@ -176,7 +180,11 @@ class MultiFlowCellEnv(ParallelEnv):
         self._close_session()
         self.rng_run = draw_rng_run(self._np_random)
         self._session = open_session(
-            self.spec_scenario, self.rng_run, backend=self.backend, timeout_s=self.timeout_s
+            self.spec_scenario,
+            self.rng_run,
+            backend=self.backend,
+            timeout_s=self.timeout_s,
+            fast_params=self.fast_params,
         )
         self._last = self._session.start()
         self._emit(self._last)

@@ -35,6 +35,7 @@ from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec, load_scenario
 from cellgym.vocab import BACKENDS, SpecError, check_choice
 from envs.bridge import _die_with_parent
+from envs.fast_params import check_fast_params, fast_sim_params
 from evaluation.records import (
     FLOW_COLUMNS,
     RESULT_COLUMNS,
@@ -74,7 +75,9 @@ def run_job(
     c = job.controller
     spec = job.scenario
     if c.kind == "native":
-        return run_native(spec, c.name, job.seed, job.backend, job.timeout_s)
+        return run_native(
+            spec, c.name, job.seed, job.backend, job.timeout_s, fast_params=job.fast_params
+        )
     max_change = c.max_change if c.max_change is not None else job.max_change
     action_mode = c.action_mode if c.action_mode is not None else job.action_mode
     if c.kind == "baseline":
@@ -88,7 +91,12 @@ def run_job(
         policy = make_policy(c, job)
     elif policy is None:
         raise SpecError(f"controller {c.label!r}: a policy object is needed to run it")
-    env_kwargs = {"timeout_s": job.timeout_s, "max_change": max_change, "action_mode": action_mode}
+    env_kwargs = {
+        "timeout_s": job.timeout_s,
+        "max_change": max_change,
+        "action_mode": action_mode,
+        "fast_params": job.fast_params,
+    }
     return run_policy(
         spec,
         policy,
@@ -217,6 +225,7 @@ def evaluate_many(
     keep_timeseries: bool = True,
     on_done: Callable[[JobOutcome, int, int], None] | None = None,
     make_policy: PolicyMaker | None = None,
+    fast_params: Mapping[str, Any] | None = None,
 ) -> Evaluation:
     """Run every controller x scenario x seed, ``jobs`` simulations at a time; tidy tables back.
 
@@ -262,12 +271,17 @@ def evaluate_many(
                 evaluate_many([resolve_user_policy("my_policies.py:Hold"), "cubic"], ...,
                               jobs=2, make_policy=make_user_policy)
 
+        fast_params: ``FastSimParams`` fields to override in every fast-backend job, e.g.
+            ``{"uplink": "bsr"}`` (``envs.fast_params``); the ns-3 backend refuses it.
+
     Raises:
         SpecError: Before any simulation, for an unknown controller, scenario or backend, a
-            controller the backend cannot run, an empty list or ``jobs < 1``, naming the argument
-            and the allowed values.
+            controller the backend cannot run, an empty list or ``jobs < 1``, a ``fast_params``
+            field that is unknown, out of range or given with the ns-3 backend, naming the
+            argument and the allowed values.
     """
     check_choice("backend", backend, BACKENDS)
+    overrides = check_fast_params(fast_params, backend)
     if jobs < 1:
         raise SpecError(f"jobs={jobs!r} is out of range: allowed [1, inf)")
     for name, seq in (("controllers", controllers), ("scenarios", scenarios), ("seeds", seeds)):
@@ -286,10 +300,22 @@ def evaluate_many(
     for s in cells:
         if not s.agent_flows:
             raise SpecError(f"scenario {s.name!r} has no agent flow for the controllers to drive")
+        if overrides:  # the model's own cross-field checks, per scenario, before any run
+            fast_sim_params(s, overrides)
     rew = RewardSpec.from_config(reward)
     all_jobs = [
         EvalJob(
-            c, s, int(seed), rew, backend, timeout_s, max_change, action_mode, deterministic, from_s
+            c,
+            s,
+            int(seed),
+            rew,
+            backend,
+            timeout_s,
+            max_change,
+            action_mode,
+            deterministic,
+            from_s,
+            overrides,
         )
         for c in specs
         for s in cells

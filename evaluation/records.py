@@ -8,7 +8,8 @@ records.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
@@ -125,6 +126,8 @@ class EvalJob:
         action_mode: ``cwnd`` or ``rate`` (policies only).
         deterministic: Trained policies act with their mean action.
         from_s: Measure only steps ending after this time.
+        fast_params: ``FastSimParams`` field overrides of the fast backend (``envs.fast_params``;
+            empty: the calibrated model).
     """
 
     controller: ControllerSpec
@@ -137,6 +140,7 @@ class EvalJob:
     action_mode: str = "cwnd"
     deterministic: bool = True
     from_s: float = 0.0
+    fast_params: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
 
 def _none_to_nan(x: Any) -> float:

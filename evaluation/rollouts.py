@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -50,13 +50,23 @@ def run_native(
     backend: str = "ns3",
     timeout_s: float = 60.0,
     on_step: Callable[[float], None] | None = None,
+    fast_params: Mapping[str, Any] | None = None,
 ) -> EpisodeRecords:
-    """Run ``spec`` with its agent flow(s) under the native sender ``cca``; return the records."""
+    """Run ``spec`` with its agent flow(s) under the native sender ``cca``; return the records.
+
+    ``fast_params`` overrides ``FastSimParams`` fields on the fast backend (``envs.fast_params``).
+    """
     from envs.session import open_session
 
     native = with_native_agent(spec, cca) if spec.agent_flows else spec
     rec = EpisodeRecords(spec=native, controller=cca, seed=seed)
-    session = open_session(native, rng_run_for_seed(seed), backend=backend, timeout_s=timeout_s)
+    session = open_session(
+        native,
+        rng_run_for_seed(seed),
+        backend=backend,
+        timeout_s=timeout_s,
+        fast_params=fast_params,
+    )
     try:
         raw = session.start()
         rec.append(raw.t, raw.flows, raw.ues)
@@ -204,6 +214,7 @@ def run_controller(
     max_change: float = 2.0,
     action_mode: str = "cwnd",
     policy: Predictor | None = None,
+    fast_params: Mapping[str, Any] | None = None,
 ) -> EpisodeRecords:
     """Run one controller by name: native in the simulator, or a policy through the env.
 
@@ -218,6 +229,8 @@ def run_controller(
         max_change: The environment's largest per-step change factor (policies only).
         action_mode: ``cwnd`` or ``rate`` (policies only).
         policy: A trained policy to run under the label ``controller``.
+        fast_params: ``FastSimParams`` field overrides of the fast backend
+            (``envs.fast_params``); the ns-3 backend refuses them.
 
     Raises:
         SpecError: ``controller`` is not in the registry (and no ``policy`` is given), or does
@@ -226,7 +239,12 @@ def run_controller(
     if policy is None:
         entry = controllers.get(controller, backend, field_name="controller")
         if entry.kind == "native":
-            return run_native(spec, controller, seed, backend, timeout_s)
+            return run_native(spec, controller, seed, backend, timeout_s, fast_params=fast_params)
         policy = make_baseline(controller, spec, reward, max_change, action_mode)
-    env_kwargs = {"timeout_s": timeout_s, "max_change": max_change, "action_mode": action_mode}
+    env_kwargs = {
+        "timeout_s": timeout_s,
+        "max_change": max_change,
+        "action_mode": action_mode,
+        "fast_params": fast_params,
+    }
     return run_policy(spec, policy, seed, controller, reward, backend, env_kwargs)
