@@ -6,7 +6,9 @@ delays, HARQ, the scheduler, ...) are fields with calibrated defaults. The envir
 them as ``fast_params``, a mapping of field overrides, e.g. ``{"uplink": "bsr"}``. It is checked
 at construction, before any simulation: an unknown field is named with the allowed ones, a
 value of the wrong type or outside its range is named with the range, and the ns-3 backend
-refuses any override (its model is ns-3's own; it cannot honour them).
+refuses any override (its model is ns-3's own; it cannot honour them). The fast vector
+environment takes the same overrides as a built model:
+``make_fast_vec_env(scenario, n, params=fast_sim_params(scenario, fast_params))``.
 
 >>> check_fast_params({"uplink": "bsr"}, "fast")
 {'uplink': 'bsr'}
