@@ -269,7 +269,13 @@ class TrainConfig:
             ratios, ``agents.features``).
         norm_obs: Normalise observations (``VecNormalize``, saved with every checkpoint).
         norm_reward: Normalise rewards by the running return's scale.
-        checkpoint_freq: Checkpoint every this many environment steps (0: only at the end).
+        checkpoint_freq: Checkpoint every this many environment steps (0: never; the final model
+            is still saved). Checkpoints are taken between updates, so the period is rounded up
+            to whole rollouts (``n_steps x n_envs`` for PPO, A2C and RecurrentPPO, ``train_freq x
+            n_envs`` for SAC and TD3), and one more is taken at the end of training. A run
+            resumed from one (``resume=``) makes the same updates as an unbroken run.
+        keep_replay_buffers: Keep the replay buffer of every checkpoint (off-policy agents; each
+            file holds the whole buffer); default: only the latest checkpoint's.
         progress_bar: Show a progress bar; ``null``: only when stderr is a terminal.
         final_model: Model evaluated at the end: ``best`` (best periodic evaluation) or ``last``.
         eval_backend: Simulator of the final evaluation.
@@ -299,6 +305,7 @@ class TrainConfig:
     norm_obs: bool = True
     norm_reward: bool = True
     checkpoint_freq: int = 10_000
+    keep_replay_buffers: bool = False
     progress_bar: bool | None = None
     final_model: str = "best"
     eval_backend: str = "ns3"

@@ -242,6 +242,7 @@ def train(cfg: Any) -> dict[str, Any]:
         ResumableCheckpointCallback,
         best_evaluation,
         latest_checkpoint,
+        restore_training,
         truncate_eval_history,
     )
     from agents.factory import env_kwargs, load_model, make_model, make_vec_env
@@ -284,6 +285,7 @@ def train(cfg: Any) -> dict[str, Any]:
         venv = make_vec_env(typed, seed + done, ckpt.get("vecnormalize") if ckpt else None)
         if ckpt:
             model = load_model(typed, ckpt["model"], venv, ckpt.get("replay_buffer"))
+            restore_training(model, ckpt)
             log.info("resuming %s at %d of %d steps", run_dir, done, typed.total_timesteps)
         else:
             model = make_model(typed, venv, seed)
@@ -311,7 +313,12 @@ def train(cfg: Any) -> dict[str, Any]:
         callbacks: list[Any] = [
             evaluator,
             ResumableCheckpointCallback(
-                run_dir / "checkpoints", typed.checkpoint_freq, typed.agent.name, evaluator
+                run_dir / "checkpoints",
+                typed.checkpoint_freq,
+                typed.agent.name,
+                evaluator,
+                keep_replay_buffers=typed.keep_replay_buffers,
+                iterations=int(ckpt.get("iterations", 0)) if ckpt else 0,
             ),
         ]
         show_bar = typed.progress_bar if typed.progress_bar is not None else _is_tty()
