@@ -78,7 +78,7 @@ class EvaluateConfig:
 
 LOGGERS: tuple[str, ...] = ("none", "tensorboard", "wandb")
 WANDB_MODES: tuple[str, ...] = ("auto", "online", "offline", "disabled")
-FINAL_MODELS: tuple[str, ...] = ("best", "last")
+FINAL_MODELS: tuple[str, ...] = ("last", "best")
 #: The policy's input (``agents.features``): raw observations, or raw plus XRC-style ratios.
 START_METHODS: tuple[str, ...] = ("forkserver", "spawn", "fork")
 
@@ -277,7 +277,9 @@ class TrainConfig:
         keep_replay_buffers: Keep the replay buffer of every checkpoint (off-policy agents; each
             file holds the whole buffer); default: only the latest checkpoint's.
         progress_bar: Show a progress bar; ``null``: only when stderr is a terminal.
-        final_model: Model evaluated at the end: ``best`` (best periodic evaluation) or ``last``.
+        final_model: Model evaluated at the end: ``last`` (``model.zip``, the end of training; the
+            model ``evaluate.py`` loads for a run directory, and the one that transferred
+            better to ns-3) or ``best`` (``best_model.zip``, best periodic evaluation).
         eval_backend: Simulator of the final evaluation.
         eval_seeds: Seeds of the final evaluation (the same for every controller).
         eval_scenarios: Scenarios of the final evaluation (e.g. held-out traces); empty:
@@ -307,7 +309,7 @@ class TrainConfig:
     checkpoint_freq: int = 10_000
     keep_replay_buffers: bool = False
     progress_bar: bool | None = None
-    final_model: str = "best"
+    final_model: str = "last"
     eval_backend: str = "ns3"
     eval_seeds: list[int] = field(default_factory=lambda: [101])
     eval_scenarios: list[EvalScenario] = field(default_factory=list)
