@@ -3,6 +3,11 @@
 ``train(cfg)`` does the work on a composed config (tests call it directly); ``main()`` is the Hydra
 entry point behind ``python train.py``; ``python train.py resume=<run_dir> [overrides]`` continues
 a killed run from its latest checkpoint, in the same directory, with the same seed.
+Checkpoints fall between updates (``checkpoint_freq`` rounded up to whole rollouts), so a resumed
+run makes the same number of updates and steps as an unbroken one and numbers its iterations on;
+the random generators are restored too, but the environments start new episodes (seeded with the
+steps done), so the final parameters equal the unbroken run's only where the episodes restart
+identically (``tests/agents/test_resume_equivalence.py``).
 
 The run directory receives:
 
