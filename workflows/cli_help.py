@@ -151,15 +151,3 @@ def train_help() -> str:
         "invalid config (one line naming the field and its allowed values, before any training).",
     ]
     return "\n".join(lines) + "\n"
-
-
-def help_text(tool: str) -> str:
-    """The ``--help`` header of ``tool`` (``evaluate`` or ``train``)."""
-    return {"evaluate": evaluate_help, "train": train_help}[tool]()
-
-
-def register_help_resolver() -> None:
-    """Register ``${cellgym_help:<tool>}`` for the ``hydra.help`` of the tools' configs."""
-    from omegaconf import OmegaConf
-
-    OmegaConf.register_new_resolver("cellgym_help", help_text, replace=True)

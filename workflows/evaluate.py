@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 import hydra
-from omegaconf import DictConfig
+from omegaconf import DictConfig, OmegaConf
 
 from cellgym.vocab import (
     ACTION_MODES,
@@ -45,13 +45,18 @@ from cellgym.vocab import (
     check_range,
 )
 from configs.schema import register_configs
-from workflows import cli_help
 
 log = logging.getLogger("evaluate")
 register_configs()
 
 
-cli_help.register_help_resolver()
+def _help(tool: str) -> str:
+    from workflows import cli_help
+
+    return cli_help.evaluate_help() if tool == "evaluate" else ""
+
+
+OmegaConf.register_new_resolver("cellgym_help", _help, replace=True)
 
 
 def resolve_scenario(text: str, where: str) -> Any:

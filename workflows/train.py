@@ -41,6 +41,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from omegaconf import OmegaConf
 
 from cellgym.metrics import group_means
 from cellgym.reward import RewardSpec
@@ -51,7 +52,13 @@ from workflows import cli_help
 
 log = logging.getLogger(__name__)
 register_configs()
-cli_help.register_help_resolver()
+
+
+def _help(tool: str) -> str:
+    return cli_help.train_help() if tool == "train" else ""
+
+
+OmegaConf.register_new_resolver("cellgym_train_help", _help, replace=True)
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 
