@@ -48,13 +48,14 @@ from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec
 from cellgym.vocab import SpecError
 from configs.schema import TrainConfig, register_configs, to_dict, validate_train
-from workflows import cli_help
 
 log = logging.getLogger(__name__)
 register_configs()
 
 
 def _help(tool: str) -> str:
+    from workflows import cli_help  # imported on demand, as evaluate.py does
+
     return cli_help.train_help() if tool == "train" else ""
 
 
