@@ -6,8 +6,9 @@
   package never imports ``evaluation``), logs both to the SB3 logger (CSV, TensorBoard, W&B),
   appends one row per (timesteps, controller) to ``eval_history.csv`` (means over seeds from
   ``cellgym.metrics.aggregate``) and keeps the best model.
-- ``ResumableCheckpointCallback`` saves model, ``VecNormalize`` statistics, the replay buffer
-  (off-policy) and the evaluation state, then points ``checkpoints/latest.json`` at them; the
+- ``ResumableCheckpointCallback`` saves, between rollouts (after the update, never inside a
+  rollout), model, ``VecNormalize`` statistics, the replay buffer (off-policy), the random
+  generators and the evaluation state, then points ``checkpoints/latest.json`` at them; the
   pointer is written last and atomically, so a run killed mid-save resumes from the previous one.
 - ``ProgressBarCallback`` shows steps/s, the mean reward per step of recent training episodes and
   the last evaluation of the policy beside XRC.
@@ -19,6 +20,7 @@ import csv
 import json
 import logging
 import os
+import pickle
 import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -261,16 +263,29 @@ def _atomic_write(path: Path, text: str) -> None:
 
 
 class ResumableCheckpointCallback(BaseCallback):
-    """Checkpoint every ``freq`` steps, with what a resumed run needs.
+    """Checkpoint at update boundaries, with what a resumed run needs to equal an unbroken one.
+
+    A checkpoint is written when the algorithm has trained on every step it counts: at the start
+    of a rollout (SB3 calls ``on_rollout_start`` after the previous rollout's ``train()``) and at
+    the end of training, never inside a rollout. For on-policy algorithms (PPO, A2C,
+    RecurrentPPO) ``freq`` is rounded up to whole rollouts (``n_steps x n_envs``); for off-policy
+    ones to whole ``train_freq`` periods (in steps). A checkpoint is also written at the end of
+    training (when ``freq > 0``), so a run given a larger ``total_timesteps`` continues from there.
 
     Files in ``save_dir``: ``<prefix>_<steps>_steps.zip``, ``<prefix>_vecnormalize_<steps>_steps
-    .pkl``, ``<prefix>_replay_buffer_<steps>_steps.pkl`` (off-policy) and ``latest.json``.
+    .pkl``, ``<prefix>_replay_buffer_<steps>_steps.pkl`` (off-policy; only the latest is kept
+    unless ``keep_replay_buffers``), ``<prefix>_state_<steps>_steps.pkl`` (the random generators
+    of torch, NumPy, ``random`` and the action space, and ``VecNormalize``'s running returns) and
+    ``latest.json`` (steps, SB3 iterations, the file names, the evaluation state).
 
     Args:
         save_dir: The checkpoint folder.
         freq: Period in environment steps (over all environments); 0: never.
         prefix: File name prefix (the agent's name).
         eval_callback: Its ``state()`` goes into the checkpoint.
+        keep_replay_buffers: Keep every checkpoint's replay buffer (each holds the whole buffer,
+            megabytes); default: only the latest one.
+        iterations: SB3 iterations (rollouts) done before this ``learn`` call (a resumed run).
     """
 
     def __init__(
@@ -279,45 +294,166 @@ class ResumableCheckpointCallback(BaseCallback):
         freq: int,
         prefix: str,
         eval_callback: PeriodicEvalCallback | None = None,
+        keep_replay_buffers: bool = False,
+        iterations: int = 0,
     ) -> None:
         super().__init__()
         self.save_dir = Path(save_dir)
         self.freq = int(freq)
         self.prefix = prefix
         self.eval_callback = eval_callback
+        self.keep_replay_buffers = keep_replay_buffers
+        self.iterations = int(iterations)
+        self.period = self.freq
         self._last_bucket = 0
+        self._last_saved = -1
 
     def _on_training_start(self) -> None:
         self.save_dir.mkdir(parents=True, exist_ok=True)
-        if self.freq > 0:
-            self._last_bucket = self.num_timesteps // self.freq
+        unit = rollout_steps(self.model)
+        if self.freq > 0 and unit > 0:
+            self.period = -(-self.freq // unit) * unit
+            if self.period != self.freq:
+                log.info(
+                    "checkpoint_freq=%d rounded up to %d steps (whole rollouts of %d steps)",
+                    self.freq,
+                    self.period,
+                    unit,
+                )
+        if self.period > 0:
+            self._last_bucket = self.num_timesteps // self.period
+        self._last_saved = self.num_timesteps
 
     def _on_step(self) -> bool:
-        if self.freq > 0 and self.num_timesteps // self.freq > self._last_bucket:
-            self._last_bucket = self.num_timesteps // self.freq
-            self.save()
         return True
+
+    def _on_rollout_end(self) -> None:
+        self.iterations += 1
+
+    def _on_rollout_start(self) -> None:
+        # The previous rollout has been trained on: a consistent point to save.
+        if self.period > 0 and self.num_timesteps // self.period > self._last_bucket:
+            self._last_bucket = self.num_timesteps // self.period
+            self.save()
+
+    def _on_training_end(self) -> None:
+        if self.period > 0 and self.num_timesteps > self._last_saved:
+            self._last_bucket = self.num_timesteps // self.period
+            self.save()
 
     def save(self) -> dict[str, Any]:
         """Write one checkpoint and point ``latest.json`` at it."""
         steps = self.num_timesteps
         model = self.save_dir / f"{self.prefix}_{steps}_steps.zip"
         self.model.save(model)
-        entry: dict[str, Any] = {"timesteps": steps, "model": model.name}
+        entry: dict[str, Any] = {
+            "timesteps": steps,
+            "iterations": self.iterations,
+            "model": model.name,
+        }
         venv = self.model.get_vec_normalize_env()
         if venv is not None:
             path = self.save_dir / f"{self.prefix}_vecnormalize_{steps}_steps.pkl"
             venv.save(str(path))
             entry["vecnormalize"] = path.name
+        buffer = None
         if type(self.model).__name__ in OFF_POLICY_ALGORITHMS:
-            path = self.save_dir / f"{self.prefix}_replay_buffer_{steps}_steps.pkl"
-            self.model.save_replay_buffer(str(path))
-            entry["replay_buffer"] = path.name
+            buffer = self.save_dir / f"{self.prefix}_replay_buffer_{steps}_steps.pkl"
+            self.model.save_replay_buffer(str(buffer))
+            entry["replay_buffer"] = buffer.name
+        state = self.save_dir / f"{self.prefix}_state_{steps}_steps.pkl"
+        state.write_bytes(pickle.dumps(training_state(self.model)))
+        entry["state"] = state.name
         if self.eval_callback is not None:
             entry["eval_state"] = self.eval_callback.state()
         _atomic_write(self.save_dir / "latest.json", json.dumps(entry, indent=2) + "\n")
-        log.info("checkpoint at %d steps", steps)
+        if buffer is not None and not self.keep_replay_buffers:
+            for old in self.save_dir.glob(f"{self.prefix}_replay_buffer_*_steps.pkl"):
+                if old != buffer:
+                    old.unlink(missing_ok=True)
+        self._last_saved = steps
+        log.info("checkpoint at %d steps (%d iterations)", steps, self.iterations)
         return entry
+
+
+def rollout_steps(model: Any) -> int:
+    """Environment steps between two updates of ``model`` (over all environments); 0: unknown.
+
+    On-policy: ``n_steps x n_envs``; off-policy: ``train_freq`` steps x ``n_envs`` (0 when
+    ``train_freq`` counts episodes).
+    """
+    n_envs = int(getattr(model, "n_envs", 1) or 1)
+    if type(model).__name__ in OFF_POLICY_ALGORITHMS:
+        train_freq = getattr(model, "train_freq", None)
+        unit = getattr(getattr(train_freq, "unit", None), "value", "step")
+        return int(train_freq.frequency) * n_envs if train_freq and unit == "step" else 0
+    n_steps = getattr(model, "n_steps", None)
+    return int(n_steps) * n_envs if n_steps else 0
+
+
+def training_state(model: Any) -> dict[str, Any]:
+    """The random generators and running sums a resumed run restores (``restore_training``)."""
+    import random
+
+    import torch
+
+    space_rng = getattr(model.action_space, "_np_random", None)
+    venv = model.get_vec_normalize_env()
+    return {
+        "torch": torch.get_rng_state(),
+        "numpy": np.random.get_state(),
+        "random": random.getstate(),
+        "action_space": None if space_rng is None else space_rng.bit_generator.state,
+        "vecnormalize_returns": None if venv is None else np.array(venv.returns, copy=True),
+    }
+
+
+def restore_training(model: Any, entry: dict[str, Any]) -> None:
+    """Continue ``model`` (loaded from the checkpoint ``entry``) where its run stopped.
+
+    Restores the random generators and ``VecNormalize``'s running returns saved with the
+    checkpoint (``load`` re-seeds them from the run's seed), starts the environments' episodes
+    without counting their first observation twice in the normalisation statistics (the saved
+    ones already hold it), and numbers SB3's iterations (``time/iterations``) on from the
+    checkpoint's. With a checkpoint at an episode boundary of environments that restart
+    identically, the resumed run trains exactly as the unbroken run would have.
+    """
+    import random
+
+    import torch
+
+    venv = model.get_vec_normalize_env()
+    if venv is not None:
+        raw = venv.venv.reset()
+        venv.old_obs = raw
+        model._last_obs = venv.normalize_obs(raw)
+        model._last_original_obs = raw
+    else:
+        model._last_obs = model.env.reset()
+    model._last_episode_starts = np.ones((model.env.num_envs,), dtype=bool)
+    path = entry.get("state")
+    if path is not None and Path(path).is_file():
+        state = pickle.loads(Path(path).read_bytes())
+        torch.set_rng_state(state["torch"])
+        np.random.set_state(state["numpy"])
+        random.setstate(state["random"])
+        space_rng = getattr(model.action_space, "_np_random", None)
+        if state.get("action_space") is not None:
+            if space_rng is None:
+                model.action_space.seed(0)
+                space_rng = model.action_space.np_random
+            space_rng.bit_generator.state = state["action_space"]
+        returns = state.get("vecnormalize_returns")
+        if venv is not None and returns is not None and len(returns) == venv.num_envs:
+            venv.returns = np.array(returns, copy=True)
+    offset = int(entry.get("iterations", 0))
+    if offset and type(model).__name__ not in OFF_POLICY_ALGORITHMS:
+        dump = model.dump_logs
+
+        def dump_logs(iteration: int = 0) -> None:
+            dump(iteration + offset if iteration > 0 else iteration)
+
+        model.dump_logs = dump_logs
 
 
 def latest_checkpoint(save_dir: Path) -> dict[str, Any] | None:
@@ -326,7 +462,7 @@ def latest_checkpoint(save_dir: Path) -> dict[str, Any] | None:
     if not pointer.is_file():
         return None
     entry = json.loads(pointer.read_text())
-    for key in ("model", "vecnormalize", "replay_buffer"):
+    for key in ("model", "vecnormalize", "replay_buffer", "state"):
         if key in entry:
             entry[key] = Path(save_dir) / entry[key]
     return entry

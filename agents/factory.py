@@ -10,6 +10,7 @@ raw rewards and the policy sees normalised observations.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,72 @@ def algo_class(name: str) -> type:
     import stable_baselines3
 
     return getattr(stable_baselines3, name)
+
+
+#: Arguments ``make_model`` sets itself (not allowed in ``agent.kwargs``).
+_SET_BY_FACTORY: tuple[str, ...] = ("policy", "env", "seed", "verbose", "device", "policy_kwargs")
+
+#: Ranges of common ``agent.kwargs`` values: ``(low, high, low_open)``; ``None``: unbounded.
+KWARG_RANGES: dict[str, tuple[float | None, float | None, bool]] = {
+    "n_steps": (1, None, False),
+    "batch_size": (1, None, False),
+    "n_epochs": (1, None, False),
+    "buffer_size": (1, None, False),
+    "learning_starts": (0, None, False),
+    "gradient_steps": (-1, None, False),
+    "policy_delay": (1, None, False),
+    "learning_rate": (0.0, None, True),
+    "gamma": (0.0, 1.0, False),
+    "gae_lambda": (0.0, 1.0, False),
+    "tau": (0.0, 1.0, False),
+    "clip_range": (0.0, None, True),
+    "vf_coef": (0.0, None, False),
+    "max_grad_norm": (0.0, None, True),
+    "target_policy_noise": (0.0, None, False),
+    "target_noise_clip": (0.0, None, False),
+}
+
+
+def check_agent_kwargs(algo: str, kwargs: dict[str, Any], where: str = "agent.kwargs") -> None:
+    """Check ``agent.kwargs`` against the constructor of ``algo`` before any model is built.
+
+    Raises:
+        SpecError: For a name the constructor does not take (listing the ones it does, with a
+            close match first when there is one) or a value out of its range (``KWARG_RANGES``;
+            numbers only: schedules given as strings or callables are left to SB3).
+    """
+    import difflib
+    import inspect
+
+    from cellgym.vocab import SpecError, check_above, check_range
+
+    params = inspect.signature(algo_class(algo).__init__).parameters
+    allowed = sorted(
+        n
+        for n, p in params.items()
+        if n != "self" and not n.startswith("_") and n not in _SET_BY_FACTORY
+        and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+    )  # fmt: skip
+    for name, value in kwargs.items():
+        if name not in allowed:
+            close = difflib.get_close_matches(str(name), allowed, n=1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            set_here = f" ({name} is set by train.py itself)" if name in _SET_BY_FACTORY else ""
+            raise SpecError(
+                f"{where}.{name} is not an argument of {algo}{set_here}: {hint}"
+                f"allowed {', '.join(allowed)}"
+            )
+        bounds = KWARG_RANGES.get(str(name))
+        if bounds is None or isinstance(value, bool) or not isinstance(value, int | float):
+            continue
+        low, high, low_open = bounds
+        check = check_above if low_open else check_range
+        check(
+            f"{where}.{name}",
+            value,
+            -math.inf if low is None else low,
+            math.inf if high is None else high,
+        )
 
 
 def env_kwargs(cfg: TrainConfig) -> dict[str, Any]:

@@ -78,7 +78,7 @@ class EvaluateConfig:
 
 LOGGERS: tuple[str, ...] = ("none", "tensorboard", "wandb")
 WANDB_MODES: tuple[str, ...] = ("auto", "online", "offline", "disabled")
-FINAL_MODELS: tuple[str, ...] = ("best", "last")
+FINAL_MODELS: tuple[str, ...] = ("last", "best")
 #: The policy's input (``agents.features``): raw observations, or raw plus XRC-style ratios.
 START_METHODS: tuple[str, ...] = ("forkserver", "spawn", "fork")
 
@@ -269,9 +269,17 @@ class TrainConfig:
             ratios, ``agents.features``).
         norm_obs: Normalise observations (``VecNormalize``, saved with every checkpoint).
         norm_reward: Normalise rewards by the running return's scale.
-        checkpoint_freq: Checkpoint every this many environment steps (0: only at the end).
+        checkpoint_freq: Checkpoint every this many environment steps (0: never; the final model
+            is still saved). Checkpoints are taken between updates, so the period is rounded up
+            to whole rollouts (``n_steps x n_envs`` for PPO, A2C and RecurrentPPO, ``train_freq x
+            n_envs`` for SAC and TD3), and one more is taken at the end of training. A run
+            resumed from one (``resume=``) makes the same updates as an unbroken run.
+        keep_replay_buffers: Keep the replay buffer of every checkpoint (off-policy agents; each
+            file holds the whole buffer); default: only the latest checkpoint's.
         progress_bar: Show a progress bar; ``null``: only when stderr is a terminal.
-        final_model: Model evaluated at the end: ``best`` (best periodic evaluation) or ``last``.
+        final_model: Model evaluated at the end: ``last`` (``model.zip``, the end of training; the
+            model ``evaluate.py`` loads for a run directory, and the one that transferred
+            better to ns-3) or ``best`` (``best_model.zip``, best periodic evaluation).
         eval_backend: Simulator of the final evaluation.
         eval_seeds: Seeds of the final evaluation (the same for every controller).
         eval_scenarios: Scenarios of the final evaluation (e.g. held-out traces); empty:
@@ -299,8 +307,9 @@ class TrainConfig:
     norm_obs: bool = True
     norm_reward: bool = True
     checkpoint_freq: int = 10_000
+    keep_replay_buffers: bool = False
     progress_bar: bool | None = None
-    final_model: str = "best"
+    final_model: str = "last"
     eval_backend: str = "ns3"
     eval_seeds: list[int] = field(default_factory=lambda: [101])
     eval_scenarios: list[EvalScenario] = field(default_factory=list)

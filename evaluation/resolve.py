@@ -94,6 +94,10 @@ def resolve_checkpoint(
 ) -> ControllerSpec:
     """Describe a trained checkpoint: a run directory (its ``model.zip``) or a model file.
 
+    A run directory means its last model, ``model.zip``, the model ``train.py`` evaluates at the
+    end by default (``final_model=last``); name ``<run_dir>/best_model.zip`` for the best periodic
+    evaluation's model (its ``best_vecnormalize.pkl`` is found beside it).
+
     The algorithm, feature set, ``max_change`` and ``action_mode`` come from the run's saved
     config (``.hydra/config.yaml``) when there is one; ``algo`` overrides the algorithm.
 

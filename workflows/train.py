@@ -3,6 +3,11 @@
 ``train(cfg)`` does the work on a composed config (tests call it directly); ``main()`` is the Hydra
 entry point behind ``python train.py``; ``python train.py resume=<run_dir> [overrides]`` continues
 a killed run from its latest checkpoint, in the same directory, with the same seed.
+Checkpoints fall between updates (``checkpoint_freq`` rounded up to whole rollouts), so a resumed
+run makes the same number of updates and steps as an unbroken one and numbers its iterations on;
+the random generators are restored too, but the environments start new episodes (seeded with the
+steps done), so the final parameters equal the unbroken run's only where the episodes restart
+identically (``tests/agents/test_resume_equivalence.py``).
 
 The run directory receives:
 
@@ -10,8 +15,10 @@ The run directory receives:
 - ``progress.csv`` (SB3's CSV logger, always on), ``tensorboard/`` or ``wandb/`` with the
   ``logger`` group;
 - ``checkpoints/`` (model, ``VecNormalize`` statistics, replay buffer for off-policy agents,
-  ``latest.json``), ``model.zip`` + ``vecnormalize.pkl`` (the end of training),
-  ``best_model.zip`` + ``best_vecnormalize.pkl`` (best periodic evaluation);
+  ``latest.json``), ``model.zip`` + ``vecnormalize.pkl`` (the end of training: the model of the
+  final evaluation by default, ``final_model=last``, and the one ``evaluate.py`` loads for a run
+  directory), ``best_model.zip`` + ``best_vecnormalize.pkl`` (best periodic evaluation; chosen
+  with ``final_model=best`` here, or named as ``<run_dir>/best_model.zip`` to ``evaluate.py``);
 - ``eval_history.csv``: one row per periodic evaluation and controller (policy and XRC, same
   scenario and seeds);
 - ``evaluation/``: the final comparison of the trained policy with the baselines on
@@ -34,14 +41,25 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from omegaconf import OmegaConf
 
 from cellgym.metrics import group_means
 from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec
+from cellgym.vocab import SpecError
 from configs.schema import TrainConfig, register_configs, to_dict, validate_train
 
 log = logging.getLogger(__name__)
 register_configs()
+
+
+def _help(tool: str) -> str:
+    from workflows import cli_help  # imported on demand, as evaluate.py does
+
+    return cli_help.train_help() if tool == "train" else ""
+
+
+OmegaConf.register_new_resolver("cellgym_train_help", _help, replace=True)
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
 
@@ -93,7 +111,11 @@ def _save_config(cfg: Any, run_dir: Path) -> None:
 
 
 def _final_model(cfg: TrainConfig, run_dir: Path) -> tuple[Path, str]:
-    """The model of the final evaluation: the best periodic one, or the last one."""
+    """The model of the final evaluation: ``model.zip`` or, on request, ``best_model.zip``.
+
+    The last one is the default and what ``evaluate.py`` loads for a run directory; with
+    ``final_model=best``, the best periodic one when there is one.
+    """
     best = run_dir / "best_model.zip"
     if cfg.final_model == "best" and best.is_file():
         return best, "best"
@@ -222,6 +244,19 @@ def periodic_evaluator(
     return evaluate
 
 
+def validate(cfg: Any) -> TrainConfig:
+    """The typed config, every field checked, ``agent.kwargs`` against the algorithm's constructor.
+
+    Raises:
+        SpecError: Naming the first invalid field and its allowed range or choices.
+    """
+    from agents.factory import check_agent_kwargs
+
+    typed = validate_train(cfg)
+    check_agent_kwargs(typed.agent.algo, dict(typed.agent.kwargs))
+    return typed
+
+
 def train(cfg: Any) -> dict[str, Any]:
     """Train, checkpoint, save and evaluate (see the module docstring for the files).
 
@@ -242,6 +277,7 @@ def train(cfg: Any) -> dict[str, Any]:
         ResumableCheckpointCallback,
         best_evaluation,
         latest_checkpoint,
+        restore_training,
         truncate_eval_history,
     )
     from agents.factory import env_kwargs, load_model, make_model, make_vec_env
@@ -251,7 +287,7 @@ def train(cfg: Any) -> dict[str, Any]:
     torch.set_num_threads(1)
     if cfg.resume is not None and Path(cfg.resume).resolve() != Path(cfg.run_dir).resolve():
         cfg = resume_config(cfg.resume)
-    typed = validate_train(cfg)
+    typed = validate(cfg)
     if typed.mixture.scenarios:
         from agents.mixture import mixture_batches
 
@@ -284,6 +320,7 @@ def train(cfg: Any) -> dict[str, Any]:
         venv = make_vec_env(typed, seed + done, ckpt.get("vecnormalize") if ckpt else None)
         if ckpt:
             model = load_model(typed, ckpt["model"], venv, ckpt.get("replay_buffer"))
+            restore_training(model, ckpt)
             log.info("resuming %s at %d of %d steps", run_dir, done, typed.total_timesteps)
         else:
             model = make_model(typed, venv, seed)
@@ -311,7 +348,12 @@ def train(cfg: Any) -> dict[str, Any]:
         callbacks: list[Any] = [
             evaluator,
             ResumableCheckpointCallback(
-                run_dir / "checkpoints", typed.checkpoint_freq, typed.agent.name, evaluator
+                run_dir / "checkpoints",
+                typed.checkpoint_freq,
+                typed.agent.name,
+                evaluator,
+                keep_replay_buffers=typed.keep_replay_buffers,
+                iterations=int(ckpt.get("iterations", 0)) if ckpt else 0,
             ),
         ]
         show_bar = typed.progress_bar if typed.progress_bar is not None else _is_tty()
@@ -410,26 +452,141 @@ def _resume_args(argv: list[str]) -> tuple[str, list[str]] | None:
     return None
 
 
+def _invalid(message: str) -> None:
+    """One line on stderr and exit status 2, as ``evaluate.py`` does for an invalid config."""
+    print(f"train.py: invalid config: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def _flat_keys(node: Any, prefix: str = "") -> list[str]:
+    from omegaconf import DictConfig
+
+    keys = []
+    if isinstance(node, DictConfig):
+        for key in node.keys():
+            path = f"{prefix}{key}"
+            keys.append(path)
+            keys.extend(_flat_keys(node._get_node(key), f"{path}."))
+    return keys
+
+
+def check_overrides(argv: list[str]) -> None:
+    """Compose and validate ``argv`` as ``train.py`` would, turning any error into ``SpecError``.
+
+    A key that is not in the config gets a "did you mean" naming the closest existing key
+    (e.g. ``n_envs=4`` -> ``backend.n_envs``) instead of Hydra's ``+key`` advice; a group option
+    that does not exist lists the group's options; a value of the wrong type names its field.
+    """
+    import difflib
+
+    from hydra.errors import HydraException
+    from omegaconf import OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+
+    from configs.schema import compose_train
+
+    groups = ("scenario", "reward", "agent", "backend", "logger", "experiment")
+    selections = [a for a in argv if a.partition("=")[0].lstrip("+~") in groups]
+    try:
+        base = compose_train(selections)
+    except (HydraException, OmegaConfBaseException) as exc:
+        raise SpecError(_one_line(exc)) from None
+    known = _flat_keys(base)
+    for arg in argv:
+        key, sep, _ = arg.partition("=")
+        if not sep or key.startswith(("+", "~", "hydra.")) or key in groups or key in known:
+            continue
+        parent = key.rpartition(".")[0]
+        if parent == "agent.kwargs":  # a constructor argument the agent's YAML does not set
+            from agents.factory import check_agent_kwargs
+
+            check_agent_kwargs(str(base.agent.algo), {key.rpartition(".")[2]: None})
+            raise SpecError(
+                f"{key} is an argument of {base.agent.algo} that agent={base.agent.name} does "
+                f"not set: add it with +{arg}"
+            )
+        if parent and parent.split(".")[-1] in ("kwargs", "policy_kwargs", "overrides"):
+            continue  # free-form mappings: checked by their consumers
+        leaf = key.rpartition(".")[2]
+        close = [k for k in known if k.rpartition(".")[2] == leaf] or difflib.get_close_matches(
+            key, known, n=1, cutoff=0.75
+        )
+        hint = f"did you mean {close[0]}={arg.partition('=')[2]}?" if close else ""
+        raise SpecError(
+            f"{key} is not an option of train.py: "
+            + (hint or "see python train.py --help (a new key needs +key=value)")
+        )
+    try:
+        cfg = compose_train(argv)
+        if OmegaConf.is_missing(cfg, "run_dir") or "${hydra" in str(
+            OmegaConf.to_container(cfg)["run_dir"]
+        ):
+            cfg.run_dir = "."
+        validate(cfg)
+    except SpecError:
+        raise
+    except (HydraException, OmegaConfBaseException, ValueError, TypeError) as exc:
+        raise SpecError(_one_line(exc)) from None
+
+
+def _one_line(exc: BaseException) -> str:
+    """Hydra's or OmegaConf's message on one line, with the option it is about."""
+    import re
+
+    text = str(exc).strip()
+    missing = re.search(r"Could not find '([^/']+)/([^']+)'", text)
+    if missing:
+        group, option = missing.groups()
+        options = [
+            o for o in re.findall(r"^\t(\S+)$", text, flags=re.M) if not o.startswith("base_")
+        ]
+        return f"{group}={option!r} is unknown: choose one of {', '.join(options)}"
+    inner: BaseException | None = exc
+    while inner is not None and not getattr(inner, "full_key", None):
+        inner = inner.__cause__ or inner.__context__
+    if inner is not None:
+        exc, text = inner, str(inner).strip()
+    full_key = getattr(exc, "full_key", None)
+    first = text.splitlines()[0] if text else type(exc).__name__
+    return f"{full_key}: {first}" if full_key else first
+
+
 def main() -> float | None:
     """Hydra entry point: ``python train.py [overrides]`` or ``python train.py resume=<run_dir>``.
+
+    Exits with status 2 and one line naming the field and its allowed range or choices when the
+    config is invalid (before any environment is built), as ``evaluate.py`` does.
 
     Returns the trained policy's mean reward in the final evaluation (the objective of Hydra
     sweepers such as Optuna).
     """
-    resume = _resume_args(sys.argv[1:])
+    argv = sys.argv[1:]
+    resume = _resume_args(argv)
     if resume is not None:
         # Resuming bypasses Hydra's composition: the run's saved config is the source of truth,
         # and Hydra would otherwise open a new output directory.
         logging.basicConfig(
             level=logging.INFO, format="[%(asctime)s][%(name)s][%(levelname)s] - %(message)s"
         )
-        out = train(resume_config(*resume))
+        try:
+            cfg = resume_config(*resume)
+            validate(cfg)
+        except (SpecError, ValueError, FileNotFoundError) as exc:
+            _invalid(str(exc))
+        out = train(cfg)
         return out["means"][next(iter(out["means"]))]["reward_mean"]
+
+    if not any(a.startswith("-") for a in argv):  # --help, -m, --cfg: Hydra's own
+        try:
+            check_overrides(argv)
+        except SpecError as exc:
+            _invalid(str(exc))
 
     import hydra
 
     @hydra.main(config_path="../configs", config_name="train", version_base="1.3")
     def _main(cfg: Any) -> float:
+        # A sweep's job raises (Hydra's launcher reports it beside the other jobs' results).
         out = train(cfg)
         return float(out["means"][cfg.agent.name]["reward_mean"])
 

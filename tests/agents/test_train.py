@@ -312,9 +312,8 @@ def test_off_policy_run_continues_with_its_replay_buffer(tmp_path):
     model = SAC.load(tmp_path / "model.zip", device="cpu")
     model.load_replay_buffer(tmp_path / "checkpoints" / latest["replay_buffer"])
     # Two envs, 200 steps each, kept across the resume (a fresh buffer would hold about 100).
-    # A checkpoint is taken in the step callback, before SB3 stores that step's transition, so
-    # each checkpoint lacks its own last step.
-    assert model.replay_buffer.size() == 200 - 2
+    # Checkpoints are taken between rollouts, after SB3 has stored every step it counts.
+    assert model.replay_buffer.size() == 200
     with pytest.raises(ValueError, match="seed is fixed when resuming"):
         resume_config(tmp_path, ["seed=3"])
 
