@@ -57,8 +57,8 @@ def _check(t: np.ndarray, hol: np.ndarray, hol_max: np.ndarray, soj_max: np.ndar
     # the step's packets, or the age of the head still queued at its end.
     want = np.maximum(soj_max[left], hol[left])
     got = hol_max[left]
-    assert np.median(np.abs(got - want)) <= SLOT_MS, (got[:10], want[:10])
-    assert abs(np.median(got) - np.median(want)) <= SLOT_MS
+    assert np.median(np.abs(got - want)) <= SLOT_MS + 1e-6, (got[:10], want[:10])
+    assert abs(np.median(got) - np.median(want)) <= SLOT_MS + 1e-6
     assert np.median(got) > 2 * SLOT_MS  # a queue of several slots, not an empty one
 
 
