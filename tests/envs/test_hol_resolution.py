@@ -35,7 +35,7 @@ def _spec() -> ScenarioSpec:
         {
             "name": "nr_hol",
             "sim_time_s": 2.0,
-            "rlc_buffer_pkts": 64,
+            "rlc_buffer_pkts": 512,
             "cell": {"type": "nr", "numerology": MU, "bandwidth_mhz": 20.0, "los": "los"},
             "flows": [{"cca": "cubic"}],
         }
