@@ -1,7 +1,8 @@
 """The HoL delay resolves an NR cell's slots and agrees with the RLC's sojourns, on both backends.
 
-An NR FR1 cell with numerology 2 (0.25 ms slots) and one CUBIC download: its RLC queue holds a
-few ms of packets, so the head of line is a few slots old. The HoL delay (``hol_ms``, the head's
+An NR FR1 cell with numerology 2 (0.25 ms slots) and one CUBIC download into a 512-packet RLC
+buffer, so the queue stays busy after slow start (a 64-packet one overflows, CUBIC times out
+and the queue sits empty). The HoL delay (``hol_ms``, the head's
 age at the step's end; ``hol_max_ms``, the largest age in the step) must be the head's exact age:
 most samples are not whole ms, and the step's largest HoL is the largest RLC sojourn of the
 packets that left in the step (a head's age as it leaves is its sojourn), within one slot.
