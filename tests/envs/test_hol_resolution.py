@@ -56,9 +56,11 @@ def _check(t: np.ndarray, hol: np.ndarray, hol_max: np.ndarray, soj_max: np.ndar
     assert left.mean() > 0.9, "packets leave the RLC in nearly every step"
     # A head's age as it leaves is its sojourn: the step's largest HoL is the largest sojourn of
     # the step's packets, or the age of the head still queued at its end.
+    # On ns-3 the sojourn is stamped as an SDU's first byte leaves, the HoL as its last does: a
+    # slot later when it was segmented (measured: per step 0.248 ms apart at the median).
     want = np.maximum(soj_max[left], hol[left])
     got = hol_max[left]
-    assert np.median(np.abs(got - want)) <= SLOT_MS + 1e-6, (got[:10], want[:10])
+    assert np.median(np.abs(got - want)) <= 2 * SLOT_MS + 1e-6, (got[:10], want[:10])
     assert abs(np.median(got) - np.median(want)) <= SLOT_MS + 1e-6
     assert np.median(got) > 2 * SLOT_MS  # a queue of several slots, not an empty one
 
