@@ -166,7 +166,7 @@ REPORTS: tuple[Report, ...] = (
         "docs/transfer/numbers.json",
         "evaluation.transfer",
         inputs.TRANSFER,
-        ("--out", "docs/transfer", "--jobs", "2"),
+        ("--out", "docs/transfer", "--jobs", "2", "--sim-time-s", "10"),
         optional=True,
     ),
 )
