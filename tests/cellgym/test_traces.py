@@ -328,3 +328,23 @@ def test_docstring_examples_run(module):
 
     result = doctest.testmod(importlib.import_module(module))
     assert result.attempted > 0 and result.failed == 0
+
+
+def test_a_trace_file_is_parsed_once_and_again_after_an_edit(tmp_path):
+    """``read_mahimahi`` caches a parsed file by path, size and mtime: the same object while the
+    file is unchanged (its arrays read-only), a fresh parse once the file is edited."""
+    import os
+
+    from cellgym.traces.sources import read_mahimahi
+
+    path = tmp_path / "edited.trace"
+    path.write_text("1\n2\n3\n")
+    first = read_mahimahi(path)
+    assert read_mahimahi(path) is first
+    assert not first.bytes.flags.writeable
+    path.write_text("1\n1\n2\n3\n4\n")
+    st = path.stat()
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 1_000_000))
+    second = read_mahimahi(path)
+    assert second is not first
+    assert second.total_bytes > first.total_bytes
