@@ -7,14 +7,18 @@ r"""CellGym Bench's command: list a suite's tasks, score controllers, write the 
         --controllers runs/main/ppo/<run>,ns3::TcpBbr
     .venv/bin/python -m evaluation.benchmark leaderboard --suite v1 --backend ns3 \
         --out docs/benchmark/ns3
+    .venv/bin/python -m evaluation.benchmark dataset --suite v1 --split train --backend fast \
+        --jobs 2 [--controllers xrc_policy,explicit_rate] [--out DIR] [--id cellgym/NAME-v0]
 
 ``score`` runs every controller (and the suite's references: the zero point of the
 normalisation) on every task and seed of the split that the cache lacks, ``--jobs`` at a time,
 with a progress bar, then prints each controller's normalised score (IQM, mean and optimality gap
 with 95 % stratified bootstrap intervals) and its mean per task. ``leaderboard`` writes the files
 of ``evaluation.benchmark.leaderboard`` from the cache alone (every cached controller of the
-suite, split and backend at today's code, or those of ``--controllers``). Exit status: 0; 1 when
-a run failed (listed; the rest is scored); 2 for an invalid argument, before any simulation.
+suite, split and backend at today's code, or those of ``--controllers``). ``dataset`` records the
+policies' trajectories on the train split into a Minari dataset (``evaluation.benchmark.dataset``;
+by default every registry policy, into Minari's local store). Exit status: 0; 1 when a run
+failed (listed; the rest is scored or written); 2 for an invalid argument, before any simulation.
 """
 
 from __future__ import annotations
@@ -70,6 +74,28 @@ def _parser() -> argparse.ArgumentParser:
             p.add_argument("--no-progress", action="store_true", help="no progress bar")
         else:
             p.add_argument("--out", type=Path, required=True, help="the leaderboard's folder")
+    d = sub.add_parser("dataset", help="record the policies' trajectories as a Minari dataset")
+    d.add_argument("--suite", default="v1", help="suite name in configs/benchmark/ or a path")
+    d.add_argument("--split", default="train", choices=SPLITS, help="train only (the rule)")
+    d.add_argument("--backend", default="fast", choices=BACKENDS)
+    d.add_argument(
+        "--controllers",
+        action="append",
+        help="comma-separated policies: registry names, checkpoints, module:Class, "
+        "file.py:Class (default: every registry policy of the backend; repeatable)",
+    )
+    d.add_argument(
+        "--out",
+        type=Path,
+        default=None,
+        help="the Minari datasets folder (default: $MINARI_DATASETS_PATH, else ~/.minari/datasets)",
+    )
+    d.add_argument(
+        "--id", default=None, help="the dataset id (default cellgym/<suite>-<split>-<backend>-v0)"
+    )
+    d.add_argument("--jobs", type=int, default=1, help="simulations at a time")
+    d.add_argument("--force", action="store_true", help="replace an existing dataset of that id")
+    d.add_argument("--no-progress", action="store_true", help="no progress bar")
     return ap
 
 
@@ -155,13 +181,16 @@ def score(args: argparse.Namespace) -> int:
     return 1 if len(failed) else 0
 
 
-def _preflight(suite: Suite, split: str, backend: str, jobs, cache: RunCache) -> None:  # noqa: ANN001
-    """Check that ``backend`` runs each task with a missing run (trace files read), or raise."""
+def _preflight(suite: Suite, split: str, backend: str, jobs, cache: RunCache | None) -> None:  # noqa: ANN001
+    """Check that ``backend`` runs each task with a missing run (trace files read), or raise.
+
+    Without a ``cache``, every job's task is checked.
+    """
     from envs.session import check_backend_supports
     from evaluation.benchmark.runner import missing
 
     seen = set()
-    for job in missing(jobs, cache):
+    for job in jobs if cache is None else missing(jobs, cache):
         if job.task in seen:
             continue
         seen.add(job.task)
@@ -201,6 +230,43 @@ def leaderboard(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return 1 if numbers["failed"] else 0
 
 
+def dataset(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    """The ``dataset`` subcommand."""
+    from evaluation.benchmark import dataset as ds
+
+    suite = load_suite(args.suite)
+    check_choice("--backend", args.backend, suite.backends)
+    if args.split != "train":
+        raise SpecError(
+            f"--split={args.split!r}: the offline dataset records the train split only, since "
+            "nothing may be trained on the test split (docs/benchmark.md, 'The split')"
+        )
+    if args.jobs < 1:
+        raise SpecError(f"--jobs={args.jobs} is out of range: allowed [1, inf)")
+    texts = _controllers(args.controllers) or ds.default_controllers(args.backend)
+    entrants = resolve_entrants(texts, suite, args.backend, with_references=False)
+    ds.check_recordable(entrants)
+    name = args.id or ds.dataset_id(suite.name, args.split, args.backend)
+    ds.check_dataset_id(name)
+    jobs = ds.plan(suite, args.split, args.backend, entrants)
+    _preflight(suite, args.split, args.backend, jobs, None)
+    root = args.out if args.out is not None else ds.default_root()
+    result = ds.generate(
+        suite,
+        args.split,
+        args.backend,
+        entrants,
+        root,
+        name,
+        args.jobs,
+        args.force,
+        _recorded_args(argv),
+        progress=not args.no_progress,
+    )
+    print(ds.describe(result))
+    return 1 if result["failed"] else 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -212,6 +278,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return 0
         if args.command == "score":
             return score(args)
+        if args.command == "dataset":
+            return dataset(args, argv)
         return leaderboard(args, argv)
     except SpecError as exc:
         print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)

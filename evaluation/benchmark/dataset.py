@@ -1,0 +1,666 @@
+"""The offline dataset: every policy's trajectories on a split of a suite, in Minari's format.
+
+``python -m evaluation.benchmark dataset --suite v1 --split train --backend fast`` runs each
+controller on every task and seed of the split, exactly as ``score`` runs it (the suite's reward
+and ``policy_settings``, ``LteCellEnv`` or, with several agent flows, ``MultiFlowCellEnv``, reset
+with the run's seed), and writes one Minari episode per agent flow and run
+(``docs/benchmark.md``, "The offline dataset"):
+
+- ``observations`` ``[n + 1, 11]`` float32: the environment's observation (``envs.contract``),
+  the reset's first, then each step's;
+- ``actions`` ``[n, 1]`` float32: the policy's action, clipped to the action space ``[-1, 1]``
+  as the environment clips it;
+- ``rewards``, ``terminations``, ``truncations`` ``[n]``: as the environment returned them;
+- ``infos``, one row per observation: ``t`` (s), ``flows`` and ``ues`` (the cell's records
+  of that instant, ``cellgym.fields``' columns, NaN-padded to the dataset's largest cell),
+  ``capacity_mbps`` (the agent's UE) and each reward term (``cellgym.reward.TERMS``; NaN in the
+  first row).
+
+Each episode's metadata names its task, seed, controller, agent flow, action mode, ``max_change``
+and the full scenario, so ``episode_env`` rebuilds the environment it ran in; the dataset's
+metadata holds the provenance (commit, suite, split, backend, controllers, seeds). Only policies
+are recorded: a native sender (CUBIC, BBR, XRC's sender, ...) acts per ACK inside the simulator,
+never through the action space, so it has no actions to record.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import os
+import shutil
+import time
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from cellgym import controllers
+from cellgym.fields import FLOW_FIELDS, UE, UE_FIELDS
+from cellgym.paths import REPO_ROOT
+from cellgym.provenance import record
+from cellgym.reward import TERMS, RewardSpec
+from cellgym.scenario import ScenarioSpec
+from cellgym.vocab import SpecError
+from evaluation.benchmark.cache import code_digest, run_inputs, scenario_dict
+from evaluation.benchmark.entrants import Entrant
+from evaluation.benchmark.metrics import reward_spec
+from evaluation.benchmark.suite import Suite
+from evaluation.records import EvalJob
+
+#: The dataset's layout version (``metadata["cellgym"]["format"]``).
+DATASET_FORMAT = 1
+#: The command, for the provenance.
+COMMAND = "python -m evaluation.benchmark dataset"
+#: Longest wait for one simulator step, in seconds.
+STEP_TIMEOUT_S = 120.0
+#: Scalar ``infos`` keys besides the reward terms.
+INFO_SCALARS: tuple[str, ...] = ("t", "capacity_mbps")
+
+
+def dataset_id(suite: str, split: str, backend: str) -> str:
+    """The default Minari id of a suite's split on a backend: ``cellgym/v1-train-fast-v0``."""
+    return f"cellgym/{suite}-{split}-{backend}-v0"
+
+
+def default_controllers(backend: str) -> list[str]:
+    """The registry's policies that run on ``backend`` (the controllers recorded by default)."""
+    return controllers.names(kind="policy", backend=backend)
+
+
+def check_recordable(entrants: Sequence[Entrant]) -> None:
+    """Refuse a controller without actions in the environment's action space.
+
+    Raises:
+        SpecError: Naming the controller: a native sender or the computed optimum.
+    """
+    policies = ", ".join(controllers.names(kind="policy"))
+    for i, e in enumerate(entrants):
+        if e.computed or e.kind == "native":
+            what = (
+                "is computed, never run"
+                if e.computed
+                else (
+                    "is a native sender: it acts per ACK inside the simulator, not through the "
+                    "environment's action space, so it has no actions to record"
+                )
+            )
+            raise SpecError(
+                f"--controllers[{i}]={e.text!r} {what}; record a policy instead ({policies}, a "
+                "trained checkpoint or a module:Class)"
+            )
+
+
+@dataclass(frozen=True)
+class DatasetJob:
+    """One run to record (picklable: it travels to a worker process).
+
+    Attributes:
+        index: Its place in the plan (episodes are written in this order).
+        entrant: The controller.
+        task: The task's name.
+        group: The task's group.
+        seed: The run's seed (the environment's ``reset`` seed).
+        scenario: The task's scenario for this seed (its trace window applied).
+        backend: ``ns3`` or ``fast``.
+        delay_budget_ms: The suite's delay budget (the reward's).
+        max_flows: The padding of ``infos["flows"]``: the split's largest number of flows.
+        max_ues: The padding of ``infos["ues"]``.
+    """
+
+    index: int
+    entrant: Entrant
+    task: str
+    group: str
+    seed: int
+    scenario: ScenarioSpec
+    backend: str
+    delay_budget_ms: float
+    max_flows: int
+    max_ues: int
+
+    @property
+    def cost(self) -> float:
+        """A rough relative cost (NR cells cost more)."""
+        return self.scenario.sim_time_s * (2.5 if self.scenario.cell.type == "nr" else 1.0)
+
+
+def plan(suite: Suite, split: str, backend: str, entrants: Sequence[Entrant]) -> list[DatasetJob]:
+    """Every (controller, task, seed) of ``split``, controller by controller."""
+    runs = suite.runs(split)
+    max_flows = max(len(spec.flows) for _, _, spec in runs)
+    max_ues = max(spec.num_ues for _, _, spec in runs)
+    jobs = []
+    for e in entrants:
+        for task, seed, spec in runs:
+            jobs.append(
+                DatasetJob(
+                    len(jobs),
+                    e,
+                    task.name,
+                    task.group,
+                    int(seed),
+                    spec,
+                    backend,
+                    suite.delay_budget_ms,
+                    max_flows,
+                    max_ues,
+                )
+            )
+    return jobs
+
+
+def _eval_job(job: DatasetJob) -> EvalJob:
+    assert job.entrant.spec is not None
+    return EvalJob(
+        job.entrant.spec,
+        job.scenario,
+        job.seed,
+        reward_spec(job.delay_budget_ms),
+        job.backend,
+        STEP_TIMEOUT_S,
+    )
+
+
+def _policy(ejob: EvalJob) -> Any:
+    """The controller's policy object, built as ``evaluation.pool.run_job`` builds it."""
+    from evaluation.resolve import load_checkpoint_policy
+    from evaluation.rollouts import make_baseline
+    from evaluation.user_policies import make_user_policy
+
+    c = ejob.controller
+    if c.kind == "baseline":
+        mode, change = _mode(ejob)
+        return make_baseline(c.name, ejob.scenario, ejob.reward, change, mode)
+    if c.kind == "trained":
+        return load_checkpoint_policy(c)
+    return make_user_policy(c, ejob)
+
+
+def _mode(ejob: EvalJob) -> tuple[str, float]:
+    """The environment's ``(action_mode, max_change)`` for the job's controller."""
+    c = ejob.controller
+    mode = c.action_mode if c.action_mode is not None else ejob.action_mode
+    change = c.max_change if c.max_change is not None else ejob.max_change
+    return mode, float(change)
+
+
+class _Episode:
+    """One agent's episode as it is recorded."""
+
+    def __init__(self, obs: np.ndarray, row: dict[str, Any]) -> None:
+        self.obs = [np.asarray(obs, dtype=np.float32)]
+        self.actions: list[np.ndarray] = []
+        self.rewards: list[float] = []
+        self.terms: list[bool] = []
+        self.truncs: list[bool] = []
+        self.rows = [row]
+
+    def step(
+        self, action: Any, obs: np.ndarray, r: float, term: bool, trunc: bool, row: dict[str, Any]
+    ) -> None:
+        a = np.clip(np.asarray(action, dtype=np.float64).reshape(-1)[:1], -1.0, 1.0)
+        self.actions.append(a.astype(np.float32))
+        self.obs.append(np.asarray(obs, dtype=np.float32))
+        self.rewards.append(float(r))
+        self.terms.append(bool(term))
+        self.truncs.append(bool(trunc))
+        self.rows.append(row)
+
+    def arrays(self) -> dict[str, Any]:
+        infos = {k: np.array([r[k] for r in self.rows]) for k in self.rows[0]}
+        return {
+            "observations": np.stack(self.obs),
+            "actions": np.stack(self.actions).reshape(-1, 1),
+            "rewards": np.asarray(self.rewards, dtype=np.float64),
+            "terminations": np.asarray(self.terms, dtype=bool),
+            "truncations": np.asarray(self.truncs, dtype=bool),
+            "infos": infos,
+        }
+
+
+def _row(raw: Any, ue: int, job: DatasetJob, terms: dict[str, Any] | None) -> dict[str, Any]:
+    """One ``infos`` row: the cell's records at ``raw`` (padded) and the step's reward terms."""
+    flows = np.full((job.max_flows, len(FLOW_FIELDS)), np.nan)
+    flows[: raw.flows.shape[0]] = raw.flows
+    ues = np.full((job.max_ues, len(UE_FIELDS)), np.nan)
+    ues[: raw.ues.shape[0]] = raw.ues
+    out: dict[str, Any] = {
+        "t": float(raw.t),
+        "capacity_mbps": float(raw.ues[ue, UE["capacity_mbps"]]),
+        "flows": flows,
+        "ues": ues,
+    }
+    for k in TERMS:
+        out[k] = math.nan if terms is None else float(terms[k])
+    return out
+
+
+def record_run(job: DatasetJob) -> list[dict[str, Any]]:
+    """Run one job in this process; its episodes, one per agent flow (in flow order)."""
+    ejob = _eval_job(job)
+    policy = _policy(ejob)
+    mode, change = _mode(ejob)
+    env_kwargs = {"timeout_s": STEP_TIMEOUT_S, "max_change": change, "action_mode": mode}
+    if len(job.scenario.agent_flows) > 1:
+        episodes = _record_multi(job, ejob.reward, policy, env_kwargs)
+    else:
+        episodes = {
+            job.scenario.agent_flows[0]: _record_single(job, ejob.reward, policy, env_kwargs)
+        }
+    meta = {
+        "task": job.task,
+        "group": job.group,
+        "controller": job.entrant.label,
+        "controller_text": job.entrant.text,
+        "controller_kind": job.entrant.kind,
+        "action_mode": mode,
+        "max_change": change,
+        "backend": job.backend,
+        "num_flows": len(job.scenario.flows),
+        "num_ues": job.scenario.num_ues,
+        "num_agents": len(job.scenario.agent_flows),
+        "scenario": scenario_dict(job.scenario),
+        "delay_budget_ms": job.delay_budget_ms,
+    }
+    out = []
+    for flow, (ep, rng_run) in sorted(episodes.items()):
+        data = ep.arrays()
+        data["seed"] = job.seed
+        data["metadata"] = {**meta, "agent_flow": int(flow), "rng_run": int(rng_run)}
+        out.append(data)
+    return out
+
+
+def _record_single(
+    job: DatasetJob, reward: RewardSpec, policy: Any, env_kwargs: dict[str, Any]
+) -> tuple[_Episode, int]:
+    """``evaluation.rollouts.run_policy``'s loop, keeping observations, actions and infos."""
+    from envs.lte_cell import LteCellEnv
+
+    env = LteCellEnv(scenario=job.scenario, reward=reward, backend=job.backend, **env_kwargs)
+    ue = job.scenario.flows[env.flow].ue
+    try:
+        obs, info = env.reset(seed=job.seed)
+        ep = _Episode(obs, _row(_Raw(info), ue, job, None))
+        if hasattr(policy, "reset"):
+            policy.reset()
+        state, start, done = None, np.array([True]), False
+        while not done:
+            action, state = policy.predict(
+                obs, state=state, episode_start=start, deterministic=True
+            )
+            start = np.array([False])
+            obs, r, terminated, truncated, info = env.step(action)
+            ep.step(action, obs, r, terminated, truncated, _row(_Raw(info), ue, job, info))
+            done = terminated or truncated
+        return ep, env.rng_run
+    finally:
+        env.close()
+
+
+@dataclass
+class _Raw:
+    """A step's ``t``, ``flows`` and ``ues`` from ``LteCellEnv``'s ``info``."""
+
+    info: dict[str, Any]
+
+    def __getattr__(self, name: str) -> Any:
+        return self.info[name]
+
+
+def _record_multi(
+    job: DatasetJob, reward: RewardSpec, policy: Any, env_kwargs: dict[str, Any]
+) -> dict[int, tuple[_Episode, int]]:
+    """``evaluation.rollouts.run_policy_multi``'s loop: one episode per agent flow.
+
+    An agent's episode starts with the observation at which its flow joins and ends with the
+    step after which it leaves.
+    """
+    from envs.multi_flow import MultiFlowCellEnv
+
+    env = MultiFlowCellEnv(scenario=job.scenario, reward=reward, backend=job.backend, **env_kwargs)
+    pending: list[Any] = []
+    env.on_raw = pending.append
+    ue = {a: job.scenario.flows[f].ue for a, f in env.agent_flow.items()}
+    stateful = hasattr(policy, "reset")
+    policies = {a: copy.deepcopy(policy) if stateful else policy for a in env.possible_agents}
+    episodes: dict[str, _Episode] = {}
+    try:
+        obs, _ = env.reset(seed=job.seed)
+        for a in obs:
+            episodes[a] = _Episode(obs[a], _row(pending[-1], ue[a], job, None))
+        pending.clear()
+        for p in policies.values() if stateful else ():
+            p.reset()
+        states: dict[str, Any] = dict.fromkeys(env.possible_agents)
+        started: set[str] = set()
+        while env.agents:
+            actions = {}
+            for agent in env.agents:
+                start = np.array([agent not in started])
+                started.add(agent)
+                actions[agent], states[agent] = policies[agent].predict(
+                    obs[agent], state=states[agent], episode_start=start, deterministic=True
+                )
+            obs, rewards, terms, truncs, infos = env.step(actions)
+            stepped, last = pending[0], pending[-1]
+            pending.clear()
+            for a in obs:
+                if a in actions:
+                    row = _row(stepped, ue[a], job, infos[a])
+                    episodes[a].step(actions[a], obs[a], rewards[a], terms[a], truncs[a], row)
+                else:  # its flow joins now
+                    episodes[a] = _Episode(obs[a], _row(last, ue[a], job, None))
+        return {env.agent_flow[a]: (ep, env.rng_run) for a, ep in episodes.items()}
+    finally:
+        env.close()
+
+
+def _failed(job: DatasetJob, error: str) -> str:
+    return error
+
+
+def _safe_record(job: DatasetJob) -> list[dict[str, Any]] | str:
+    """``record_run``, its exception turned into the error line (never raised)."""
+    try:
+        return record_run(job)
+    except Exception as exc:  # isolate the failure to this run
+        return f"{type(exc).__name__}: {exc}"
+
+
+@contextmanager
+def _datasets_root(root: Path) -> Iterator[None]:
+    """Minari's ``MINARI_DATASETS_PATH`` set to ``root`` for the block."""
+    before = os.environ.get("MINARI_DATASETS_PATH")
+    os.environ["MINARI_DATASETS_PATH"] = str(root)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("MINARI_DATASETS_PATH", None)
+        else:
+            os.environ["MINARI_DATASETS_PATH"] = before
+
+
+def default_root() -> Path:
+    """Minari's local store: ``$MINARI_DATASETS_PATH``, else ``~/.minari/datasets``."""
+    env = os.environ.get("MINARI_DATASETS_PATH")
+    return Path(env) if env else Path.home() / ".minari" / "datasets"
+
+
+def dataset_path(root: Path, name: str) -> Path:
+    """The folder of dataset ``name`` under ``root``."""
+    return Path(root) / name
+
+
+def check_dataset_id(name: str) -> None:
+    """Raise ``SpecError`` for an id Minari does not accept (``namespace/name-vN``)."""
+    from minari.dataset.minari_dataset import parse_dataset_id
+
+    try:
+        parse_dataset_id(name)
+    except ValueError:
+        raise SpecError(
+            f"--id={name!r} is not a Minari dataset id: write namespace/name-v<version>, e.g. "
+            "cellgym/v1-train-fast-v0"
+        ) from None
+
+
+def generate(
+    suite: Suite,
+    split: str,
+    backend: str,
+    entrants: Sequence[Entrant],
+    root: Path,
+    name: str,
+    workers: int = 1,
+    force: bool = False,
+    args: Sequence[str] = (),
+    progress: bool = True,
+) -> dict[str, Any]:
+    """Record every run of ``plan`` and write the Minari dataset ``name`` under ``root``.
+
+    Episodes are written in the plan's order as soon as every earlier run has finished (a failed
+    run is left out and reported). The dataset's ``metadata["cellgym"]`` holds the provenance
+    and ``complete`` (False until the last run is written).
+
+    Returns:
+        ``{"id", "path", "episodes", "steps", "runs", "failed": [(job label, error)],
+        "wall_s", "size_bytes"}``.
+
+    Raises:
+        SpecError: The dataset exists and ``force`` is not given.
+    """
+    import minari
+    from tqdm import tqdm
+
+    check_recordable(entrants)
+    check_dataset_id(name)
+    path = dataset_path(root, name)
+    if path.exists():
+        if not force:
+            raise SpecError(
+                f"--id={name!r} exists at {path}: delete it, pass another --id or --force"
+            )
+        shutil.rmtree(path)
+    jobs = plan(suite, split, backend, entrants)
+    prov = record(
+        COMMAND, list(args), (*run_inputs(backend), "evaluation/benchmark/*.py"), REPO_ROOT
+    )
+    cellgym_meta = {
+        "format": DATASET_FORMAT,
+        "complete": False,
+        "suite": suite.name,
+        "suite_version": suite.version,
+        "suite_sha256": suite.digest(),
+        "split": split,
+        "backend": backend,
+        "seeds": list(suite.seeds[split]),
+        "tasks": [t.name for t in suite.tasks_of(split)],
+        "controllers": [
+            {"label": e.label, "text": e.text, "kind": e.kind, "identity": e.identity}
+            for e in entrants
+        ],
+        "delay_budget_ms": suite.delay_budget_ms,
+        "obs_fields": list(_obs_fields()),
+        "flow_fields": list(FLOW_FIELDS),
+        "ue_fields": list(UE_FIELDS),
+        "reward_terms": list(TERMS),
+        "max_flows": jobs[0].max_flows if jobs else 0,
+        "max_ues": jobs[0].max_ues if jobs else 0,
+        "code_digest": code_digest(backend),
+        "commit": prov["commit"],
+        "dirty": prov["dirty"],
+        "provenance": prov,
+    }
+    from envs.contract import action_space, observation_space
+
+    t0 = time.monotonic()
+    with _datasets_root(root), warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)  # Minari's notes on absent optional fields
+        data = minari.create_dataset_from_buffers(
+            name,
+            [],
+            observation_space=observation_space(),
+            action_space=action_space(),
+            algorithm_name=", ".join(e.label for e in entrants),
+            author="CellGym",
+            code_permalink=f"git commit {prov['commit'] or 'unknown'}",
+            description=(
+                f"CellGym Bench suite {suite.name}, {split} split, {backend} backend: each of "
+                f"{len(entrants)} controllers on every task and seed (docs/benchmark.md, "
+                "'The offline dataset')"
+            ),
+            data_format="arrow",
+        )
+    data.storage.update_metadata({"cellgym": cellgym_meta})
+
+    done: dict[int, list[dict[str, Any]] | str] = {}
+    failed: list[tuple[str, str]] = []
+    state = {"next": 0, "episodes": 0, "steps": 0}
+    bar = tqdm(total=len(jobs), unit="run", desc=f"dataset {backend}", disable=not progress or None)
+
+    def flush() -> None:
+        while state["next"] in done:
+            job = jobs[state["next"]]
+            result = done.pop(state["next"])
+            state["next"] += 1
+            if isinstance(result, str):
+                failed.append((f"{job.entrant.label} / {job.task} / seed {job.seed}", result))
+                continue
+            _write(data, result, state)
+
+    def finish(job: DatasetJob, result: list[dict[str, Any]] | str) -> None:
+        done[job.index] = result
+        bar.set_postfix_str(f"{job.entrant.label} / {job.task} / seed {job.seed}", refresh=False)
+        bar.update()
+        flush()
+
+    try:
+        _run(jobs, workers, finish)
+    finally:
+        bar.close()
+    wall = time.monotonic() - t0
+    cellgym_meta.update(complete=not failed, wall_s=wall, failed=[list(f) for f in failed])
+    data.storage.update_metadata({"cellgym": cellgym_meta})
+    return {
+        "id": name,
+        "root": str(root),
+        "path": str(path),
+        "episodes": state["episodes"],
+        "steps": state["steps"],
+        "runs": len(jobs),
+        "failed": failed,
+        "wall_s": wall,
+        "size_bytes": folder_size(path),
+    }
+
+
+def _obs_fields() -> tuple[str, ...]:
+    from envs.contract import OBS_FIELDS
+
+    return OBS_FIELDS
+
+
+def _run(
+    jobs: Sequence[DatasetJob],
+    workers: int,
+    finish: Callable[[DatasetJob, list[dict[str, Any]] | str], None],
+) -> None:
+    """Record every job, ``workers`` at a time (``evaluation.pool``'s worker processes)."""
+    if not jobs:
+        return
+    if workers <= 1:
+        for job in jobs:
+            finish(job, _safe_record(job))
+        return
+    from evaluation.pool import _warm_up, pool_map
+
+    _warm_up(jobs[0].backend, jobs[0].scenario)
+    todo = sorted(jobs, key=lambda j: -j.cost)
+    lost = pool_map(
+        todo, lambda ex, job: ex.submit(_safe_record, job), finish, _failed, min(workers, len(todo))
+    )
+    for job in lost:  # a worker died: each of its jobs again, alone
+        pool_map([job], lambda ex, j: ex.submit(_safe_record, j), finish, _failed, 1, True)
+
+
+def _write(data: Any, episodes: list[dict[str, Any]], state: dict[str, int]) -> None:
+    """Append a run's episodes to the Minari dataset ``data`` with their metadata."""
+    from minari.data_collector import EpisodeBuffer
+
+    first = data.storage.total_episodes
+    buffers = [
+        EpisodeBuffer(
+            id=first + k,
+            seed=ep["seed"],
+            observations=ep["observations"],
+            actions=ep["actions"],
+            rewards=ep["rewards"],
+            terminations=ep["terminations"],
+            truncations=ep["truncations"],
+            infos=ep["infos"],
+        )
+        for k, ep in enumerate(episodes)
+    ]
+    data.update_dataset_from_buffer(buffers)
+    ids = [first + k for k in range(len(episodes))]
+    data.storage.update_episode_metadata([ep["metadata"] for ep in episodes], ids)
+    state["episodes"] += len(episodes)
+    state["steps"] += sum(len(ep["rewards"]) for ep in episodes)
+
+
+def folder_size(path: Path) -> int:
+    """The bytes of every file under ``path``."""
+    return sum(p.stat().st_size for p in Path(path).rglob("*") if p.is_file())
+
+
+def episode_metadata(data: Any, index: int) -> dict[str, Any]:
+    """The CellGym metadata of episode ``index`` of a loaded dataset (task, seed, scenario...)."""
+    return next(iter(data.storage.get_episode_metadata([int(data.episode_indices[index])])))
+
+
+def episode_env(data: Any, index: int) -> tuple[Any, int]:
+    """The environment episode ``index`` ran in, and the seed to ``reset`` it with.
+
+    A single-agent episode gives ``LteCellEnv``; an episode of a task with several agent flows
+    gives ``MultiFlowCellEnv`` (its agent is ``flow_<agent_flow>``), whose other agents' actions
+    are in the run's other episodes.
+    """
+    meta = episode_metadata(data, index)
+    kwargs = {
+        "scenario": ScenarioSpec.from_config(meta["scenario"]),
+        "reward": reward_spec(meta["delay_budget_ms"]),
+        "backend": meta["backend"],
+        "action_mode": meta["action_mode"],
+        "max_change": meta["max_change"],
+        "timeout_s": STEP_TIMEOUT_S,
+    }
+    if meta["num_agents"] > 1:
+        from envs.multi_flow import MultiFlowCellEnv
+
+        return MultiFlowCellEnv(**kwargs), int(meta["seed"])
+    from envs.lte_cell import LteCellEnv
+
+    return LteCellEnv(**kwargs), int(meta["seed"])
+
+
+def describe(result: dict[str, Any]) -> str:
+    """The command's closing lines: what was written, its size and time, how to load it."""
+    size = result["size_bytes"] / 2**20
+    lines = [
+        f"wrote {result['episodes']} episodes ({result['steps']} steps) of {result['runs']} runs "
+        f"to {result['path']}: {size:.1f} MiB in {result['wall_s']:.1f} s",
+        f'load: MINARI_DATASETS_PATH={result["root"]} python -c "import minari; '
+        f'd = minari.load_dataset({result["id"]!r})"',
+    ]
+    for where, error in result["failed"]:
+        lines.append(f"FAILED {where}: {error}")
+    return "\n".join(lines)
+
+
+def metadata_json(data: Any) -> dict[str, Any]:
+    """The dataset's ``cellgym`` metadata (provenance) as a dict."""
+    meta = data.storage.metadata.get("cellgym", {})
+    return json.loads(json.dumps(meta)) if meta else {}
+
+
+__all__ = [
+    "DATASET_FORMAT",
+    "DatasetJob",
+    "check_recordable",
+    "dataset_id",
+    "default_controllers",
+    "describe",
+    "episode_env",
+    "episode_metadata",
+    "generate",
+    "plan",
+    "record_run",
+]
