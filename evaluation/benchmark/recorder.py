@@ -1,0 +1,296 @@
+"""Record one run of the offline dataset: a policy on a task and seed, every step kept.
+
+``record_run`` runs a ``DatasetJob`` as ``evaluation.rollouts.run_policy`` (one agent flow,
+``LteCellEnv``) or ``run_policy_multi`` (several, ``MultiFlowCellEnv``) run it: the same policy
+object (``evaluation.pool.run_job``'s construction), the same reset seed and
+``deterministic=True``. It keeps what the rollouts drop: each agent's observations, its actions
+(clipped to the action space as the environment clips them), rewards, ends, and per observation
+the cell's records and the reward terms (``evaluation.benchmark.dataset`` documents the fields).
+"""
+
+from __future__ import annotations
+
+import copy
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from cellgym.fields import FLOW_FIELDS, UE, UE_FIELDS
+from cellgym.reward import TERMS, RewardSpec
+from cellgym.scenario import ScenarioSpec
+from evaluation.benchmark.cache import scenario_dict
+from evaluation.benchmark.entrants import Entrant
+from evaluation.benchmark.metrics import reward_spec
+from evaluation.benchmark.suite import Suite
+from evaluation.records import EvalJob
+
+#: Longest wait for one simulator step, in seconds.
+STEP_TIMEOUT_S = 120.0
+
+
+@dataclass(frozen=True)
+class DatasetJob:
+    """One run to record (picklable: it travels to a worker process).
+
+    Attributes:
+        index: Its place in the plan (episodes are written in this order).
+        entrant: The controller.
+        task: The task's name.
+        group: The task's group.
+        seed: The run's seed (the environment's ``reset`` seed).
+        scenario: The task's scenario for this seed (its trace window applied).
+        backend: ``ns3`` or ``fast``.
+        delay_budget_ms: The suite's delay budget (the reward's).
+        max_flows: The padding of ``infos["flows"]``: the split's largest number of flows.
+        max_ues: The padding of ``infos["ues"]``.
+    """
+
+    index: int
+    entrant: Entrant
+    task: str
+    group: str
+    seed: int
+    scenario: ScenarioSpec
+    backend: str
+    delay_budget_ms: float
+    max_flows: int
+    max_ues: int
+
+    @property
+    def cost(self) -> float:
+        """A rough relative cost (NR cells cost more)."""
+        return self.scenario.sim_time_s * (2.5 if self.scenario.cell.type == "nr" else 1.0)
+
+
+def plan(suite: Suite, split: str, backend: str, entrants: list[Entrant]) -> list[DatasetJob]:
+    """Every (controller, task, seed) of ``split``, controller by controller."""
+    runs = suite.runs(split)
+    max_flows = max(len(spec.flows) for _, _, spec in runs)
+    max_ues = max(spec.num_ues for _, _, spec in runs)
+    jobs = []
+    for e in entrants:
+        for task, seed, spec in runs:
+            jobs.append(
+                DatasetJob(
+                    len(jobs),
+                    e,
+                    task.name,
+                    task.group,
+                    int(seed),
+                    spec,
+                    backend,
+                    suite.delay_budget_ms,
+                    max_flows,
+                    max_ues,
+                )
+            )
+    return jobs
+
+
+def _eval_job(job: DatasetJob) -> EvalJob:
+    assert job.entrant.spec is not None
+    return EvalJob(
+        job.entrant.spec,
+        job.scenario,
+        job.seed,
+        reward_spec(job.delay_budget_ms),
+        job.backend,
+        STEP_TIMEOUT_S,
+    )
+
+
+def _policy(ejob: EvalJob) -> Any:
+    """The controller's policy object, built as ``evaluation.pool.run_job`` builds it."""
+    from evaluation.resolve import load_checkpoint_policy
+    from evaluation.rollouts import make_baseline
+    from evaluation.user_policies import make_user_policy
+
+    c = ejob.controller
+    if c.kind == "baseline":
+        mode, change = _mode(ejob)
+        return make_baseline(c.name, ejob.scenario, ejob.reward, change, mode)
+    if c.kind == "trained":
+        return load_checkpoint_policy(c)
+    return make_user_policy(c, ejob)
+
+
+def _mode(ejob: EvalJob) -> tuple[str, float]:
+    """The environment's ``(action_mode, max_change)`` for the job's controller."""
+    c = ejob.controller
+    mode = c.action_mode if c.action_mode is not None else ejob.action_mode
+    change = c.max_change if c.max_change is not None else ejob.max_change
+    return mode, float(change)
+
+
+class _Episode:
+    """One agent's episode as it is recorded."""
+
+    def __init__(self, obs: np.ndarray, row: dict[str, Any]) -> None:
+        self.obs = [np.asarray(obs, dtype=np.float32)]
+        self.actions: list[np.ndarray] = []
+        self.rewards: list[float] = []
+        self.terms: list[bool] = []
+        self.truncs: list[bool] = []
+        self.rows = [row]
+
+    def step(
+        self, action: Any, obs: np.ndarray, r: float, term: bool, trunc: bool, row: dict[str, Any]
+    ) -> None:
+        a = np.clip(np.asarray(action, dtype=np.float64).reshape(-1)[:1], -1.0, 1.0)
+        self.actions.append(a.astype(np.float32))
+        self.obs.append(np.asarray(obs, dtype=np.float32))
+        self.rewards.append(float(r))
+        self.terms.append(bool(term))
+        self.truncs.append(bool(trunc))
+        self.rows.append(row)
+
+    def arrays(self) -> dict[str, Any]:
+        infos = {k: np.array([r[k] for r in self.rows]) for k in self.rows[0]}
+        return {
+            "observations": np.stack(self.obs),
+            "actions": np.stack(self.actions).reshape(-1, 1),
+            "rewards": np.asarray(self.rewards, dtype=np.float64),
+            "terminations": np.asarray(self.terms, dtype=bool),
+            "truncations": np.asarray(self.truncs, dtype=bool),
+            "infos": infos,
+        }
+
+
+def _row(raw: Any, ue: int, job: DatasetJob, terms: dict[str, Any] | None) -> dict[str, Any]:
+    """One ``infos`` row: the cell's records at ``raw`` (padded) and the step's reward terms."""
+    flows = np.full((job.max_flows, len(FLOW_FIELDS)), np.nan)
+    flows[: raw.flows.shape[0]] = raw.flows
+    ues = np.full((job.max_ues, len(UE_FIELDS)), np.nan)
+    ues[: raw.ues.shape[0]] = raw.ues
+    out: dict[str, Any] = {
+        "t": float(raw.t),
+        "capacity_mbps": float(raw.ues[ue, UE["capacity_mbps"]]),
+        "flows": flows,
+        "ues": ues,
+    }
+    for k in TERMS:
+        out[k] = math.nan if terms is None else float(terms[k])
+    return out
+
+
+def record_run(job: DatasetJob) -> list[dict[str, Any]]:
+    """Run one job in this process; its episodes, one per agent flow (in flow order)."""
+    ejob = _eval_job(job)
+    policy = _policy(ejob)
+    mode, change = _mode(ejob)
+    env_kwargs = {"timeout_s": STEP_TIMEOUT_S, "max_change": change, "action_mode": mode}
+    if len(job.scenario.agent_flows) > 1:
+        episodes = _record_multi(job, ejob.reward, policy, env_kwargs)
+    else:
+        episodes = {
+            job.scenario.agent_flows[0]: _record_single(job, ejob.reward, policy, env_kwargs)
+        }
+    meta = {
+        "task": job.task,
+        "group": job.group,
+        "controller": job.entrant.label,
+        "controller_text": job.entrant.text,
+        "controller_kind": job.entrant.kind,
+        "action_mode": mode,
+        "max_change": change,
+        "backend": job.backend,
+        "num_flows": len(job.scenario.flows),
+        "num_ues": job.scenario.num_ues,
+        "num_agents": len(job.scenario.agent_flows),
+        "scenario": scenario_dict(job.scenario),
+        "delay_budget_ms": job.delay_budget_ms,
+    }
+    out = []
+    for flow, (ep, rng_run) in sorted(episodes.items()):
+        data = ep.arrays()
+        data["seed"] = job.seed
+        data["metadata"] = {**meta, "agent_flow": int(flow), "rng_run": int(rng_run)}
+        out.append(data)
+    return out
+
+
+def _record_single(
+    job: DatasetJob, reward: RewardSpec, policy: Any, env_kwargs: dict[str, Any]
+) -> tuple[_Episode, int]:
+    """``evaluation.rollouts.run_policy``'s loop, keeping observations, actions and infos."""
+    from envs.lte_cell import LteCellEnv
+
+    env = LteCellEnv(scenario=job.scenario, reward=reward, backend=job.backend, **env_kwargs)
+    ue = job.scenario.flows[env.flow].ue
+    try:
+        obs, info = env.reset(seed=job.seed)
+        ep = _Episode(obs, _row(_Raw(info), ue, job, None))
+        if hasattr(policy, "reset"):
+            policy.reset()
+        state, start, done = None, np.array([True]), False
+        while not done:
+            action, state = policy.predict(
+                obs, state=state, episode_start=start, deterministic=True
+            )
+            start = np.array([False])
+            obs, r, terminated, truncated, info = env.step(action)
+            ep.step(action, obs, r, terminated, truncated, _row(_Raw(info), ue, job, info))
+            done = terminated or truncated
+        return ep, env.rng_run
+    finally:
+        env.close()
+
+
+@dataclass
+class _Raw:
+    """A step's ``t``, ``flows`` and ``ues`` from ``LteCellEnv``'s ``info``."""
+
+    info: dict[str, Any]
+
+    def __getattr__(self, name: str) -> Any:
+        return self.info[name]
+
+
+def _record_multi(
+    job: DatasetJob, reward: RewardSpec, policy: Any, env_kwargs: dict[str, Any]
+) -> dict[int, tuple[_Episode, int]]:
+    """``evaluation.rollouts.run_policy_multi``'s loop: one episode per agent flow.
+
+    An agent's episode starts with the observation at which its flow joins and ends with the
+    step after which it leaves.
+    """
+    from envs.multi_flow import MultiFlowCellEnv
+
+    env = MultiFlowCellEnv(scenario=job.scenario, reward=reward, backend=job.backend, **env_kwargs)
+    pending: list[Any] = []
+    env.on_raw = pending.append
+    ue = {a: job.scenario.flows[f].ue for a, f in env.agent_flow.items()}
+    stateful = hasattr(policy, "reset")
+    policies = {a: copy.deepcopy(policy) if stateful else policy for a in env.possible_agents}
+    episodes: dict[str, _Episode] = {}
+    try:
+        obs, _ = env.reset(seed=job.seed)
+        for a in obs:
+            episodes[a] = _Episode(obs[a], _row(pending[-1], ue[a], job, None))
+        pending.clear()
+        for p in policies.values() if stateful else ():
+            p.reset()
+        states: dict[str, Any] = dict.fromkeys(env.possible_agents)
+        started: set[str] = set()
+        while env.agents:
+            actions = {}
+            for agent in env.agents:
+                start = np.array([agent not in started])
+                started.add(agent)
+                actions[agent], states[agent] = policies[agent].predict(
+                    obs[agent], state=states[agent], episode_start=start, deterministic=True
+                )
+            obs, rewards, terms, truncs, infos = env.step(actions)
+            stepped, last = pending[0], pending[-1]
+            pending.clear()
+            for a in obs:
+                if a in actions:
+                    row = _row(stepped, ue[a], job, infos[a])
+                    episodes[a].step(actions[a], obs[a], rewards[a], terms[a], truncs[a], row)
+                else:  # its flow joins now
+                    episodes[a] = _Episode(obs[a], _row(last, ue[a], job, None))
+        return {env.agent_flow[a]: (ep, env.rng_run) for a, ep in episodes.items()}
+    finally:
+        env.close()
