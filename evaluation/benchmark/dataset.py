@@ -42,6 +42,7 @@ from cellgym.provenance import record
 from cellgym.reward import TERMS
 from cellgym.scenario import ScenarioSpec
 from cellgym.vocab import SpecError
+from envs.contract import OBS_FIELDS, action_space, observation_space
 from evaluation.benchmark.cache import code_digest, run_inputs
 from evaluation.benchmark.entrants import Entrant
 from evaluation.benchmark.metrics import reward_spec
@@ -193,7 +194,7 @@ def generate(
             for e in entrants
         ],
         "delay_budget_ms": suite.delay_budget_ms,
-        "obs_fields": list(_obs_fields()),
+        "obs_fields": list(OBS_FIELDS),
         "flow_fields": list(FLOW_FIELDS),
         "ue_fields": list(UE_FIELDS),
         "reward_terms": list(TERMS),
@@ -204,8 +205,6 @@ def generate(
         "dirty": prov["dirty"],
         "provenance": prov,
     }
-    from envs.contract import action_space, observation_space
-
     t0 = time.monotonic()
     with _datasets_root(root), warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # Minari's notes on absent optional fields
@@ -267,12 +266,6 @@ def generate(
     }
 
 
-def _obs_fields() -> tuple[str, ...]:
-    from envs.contract import OBS_FIELDS
-
-    return OBS_FIELDS
-
-
 def _run(
     jobs: Sequence[DatasetJob],
     workers: int,
@@ -288,9 +281,14 @@ def _run(
     from evaluation.pool import _warm_up, pool_map
 
     _warm_up(jobs[0].backend, jobs[0].scenario)
-    todo = sorted(jobs, key=lambda j: -j.cost)
+    # In the plan's order (not the longest first, as ``score`` does): each result is written as
+    # soon as the earlier ones are, so few wait in memory.
     lost = pool_map(
-        todo, lambda ex, job: ex.submit(_safe_record, job), finish, _failed, min(workers, len(todo))
+        list(jobs),
+        lambda ex, job: ex.submit(_safe_record, job),
+        finish,
+        _failed,
+        min(workers, len(jobs)),
     )
     for job in lost:  # a worker died: each of its jobs again, alone
         pool_map([job], lambda ex, j: ex.submit(_safe_record, j), finish, _failed, 1, True)

@@ -58,11 +58,6 @@ class DatasetJob:
     max_flows: int
     max_ues: int
 
-    @property
-    def cost(self) -> float:
-        """A rough relative cost (NR cells cost more)."""
-        return self.scenario.sim_time_s * (2.5 if self.scenario.cell.type == "nr" else 1.0)
-
 
 def plan(suite: Suite, split: str, backend: str, entrants: list[Entrant]) -> list[DatasetJob]:
     """Every (controller, task, seed) of ``split``, controller by controller."""
