@@ -168,6 +168,7 @@ def generate(
 
     check_recordable(entrants)
     check_dataset_id(name)
+    root = Path(root).resolve()  # Minari joins a relative root onto itself
     path = dataset_path(root, name)
     if path.exists():
         if not force:

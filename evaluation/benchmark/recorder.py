@@ -142,7 +142,13 @@ class _Episode:
         self.rows.append(row)
 
     def arrays(self) -> dict[str, Any]:
-        infos = {k: np.array([r[k] for r in self.rows]) for k in self.rows[0]}
+        # Scalars as lists: Minari's arrow storage decodes a 1-D array's empty shape wrongly.
+        infos = {
+            k: np.stack([r[k] for r in self.rows])
+            if isinstance(self.rows[0][k], np.ndarray)
+            else [r[k] for r in self.rows]
+            for k in self.rows[0]
+        }
         return {
             "observations": np.stack(self.obs),
             "actions": np.stack(self.actions).reshape(-1, 1),

@@ -198,6 +198,7 @@ def _features(obs: np.ndarray) -> np.ndarray:
 
 def test_behaviour_cloning_learns_the_controllers_actions(data):
     torch = pytest.importorskip("torch")
+    torch.set_num_threads(1)  # a tiny net: threads only wait on each other (minutes, when loaded)
     obs = np.concatenate([ep.observations[:-1] for ep in data.iterate_episodes()])
     act = np.concatenate([ep.actions for ep in data.iterate_episodes()])
     rng = np.random.default_rng(0)
