@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Idempotent set-up on a fresh Debian machine (as root): apt packages, .venv with pinned
-# dependencies and the ns-3 wheel, generated protobuf code, and the CMake build of ns3-scenarios/.
-# Fast when everything is already in place.
+# dependencies and the ns-3 wheel, generated protobuf code, the CMake build of ns3-scenarios/ and
+# the fast simulator's numba kernels. Fast when everything is already in place, and fast on a fresh
+# clone of a machine that has set up once: the heavy builds are cached outside the checkout, under
+# ${XDG_CACHE_HOME:-$HOME/.cache}/cellgym, keyed by their sources (5G-LENA: scripts/build-nr.sh;
+# the scenario build's objects: ccache; the kernels: $NUMBA_CACHE_DIR, set by the Makefile).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
 
 APT_PACKAGES=(libprotobuf-dev protobuf-compiler clang-format ninja-build
-              pkg-config cmake g++)
+              pkg-config cmake g++ ccache)
 missing=()
 for p in "${APT_PACKAGES[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -41,6 +44,24 @@ if [ ! -f cellgym/proto/ns3opengym_pb2.py ] || [ cellgym/proto/ns3opengym.proto 
   protoc -I cellgym/proto --python_out=cellgym/proto cellgym/proto/ns3opengym.proto
 fi
 
+# The fast simulator's kernels, compiled into numba's cache once per version of their sources
+# (minutes each when cold; seconds to check after): the serial entry points and the threaded ones
+# (test_parallel_batch_equals_serial runs those), each in a process of its own so that on a cold
+# cache they compile side by side, and beside the ns-3 build below.
+echo "[setup] numba cache: ${NUMBA_CACHE_DIR:-envs/fastsim/__pycache__ (NUMBA_CACHE_DIR unset)}"
+mkdir -p build
+.venv/bin/python -m envs.warm_kernels > build/warm-serial.log 2>&1 &
+warm_serial=$!
+.venv/bin/python -c 'from envs import warm_kernels as w
+if not w.is_warm(parallel=True):
+    print("[setup] compiling the threaded kernels (minutes, once per version)", flush=True)
+    print(f"[setup] threaded kernels compiled in {w.warm(parallel=True):.0f} s")' \
+  > build/warm-parallel.log 2>&1 &
+warm_parallel=$!
+warm_pids="$warm_serial $warm_parallel"
+# shellcheck disable=SC2086  # a list of process ids
+trap '[ -z "$warm_pids" ] || kill $warm_pids 2>/dev/null || true' EXIT  # set-up failed before the wait
+
 NS3_DIR=$(.venv/bin/python -c 'import importlib.util as u; print(u.find_spec("ns3").submodule_search_locations[0])')
 # 5G-LENA (the NR cell) is built once per machine into a cache outside the checkout (about 7
 # minutes on 2 cores the first time); without it the LTE cell still builds and --cellType=nr says
@@ -56,17 +77,40 @@ fi
 # is shared by checkouts, and its own runpath names the wheel of the venv that built it.
 NR_LINK=""
 [ -z "$NR_DIR" ] || NR_LINK="-Wl,--no-as-needed"
+# The scenario build lives in the checkout (build/ns3: its programs' rpath names this checkout's
+# wheel), its compiled objects in ccache outside it: a fresh clone compiles nothing that an
+# earlier checkout compiled from the same sources, headers and flags (ccache hashes them all; paths
+# under the checkout count relative to it), and links.
+export CCACHE_DIR=${CCACHE_DIR:-${XDG_CACHE_HOME:-$HOME/.cache}/cellgym/ccache}
+export CCACHE_BASEDIR=$ROOT CCACHE_NOHASHDIR=true CCACHE_MAXSIZE=${CCACHE_MAXSIZE:-2G}
 if [ ! -f build/ns3/build.ninja ] || ! grep -qxF "CELLGYM_NR_DIR:PATH=$NR_DIR" build/ns3/CMakeCache.txt ||
-   ! grep -qxF "CMAKE_EXE_LINKER_FLAGS:STRING=$NR_LINK" build/ns3/CMakeCache.txt; then
+   ! grep -qxF "CMAKE_EXE_LINKER_FLAGS:STRING=$NR_LINK" build/ns3/CMakeCache.txt ||
+   ! grep -qxF "CMAKE_CXX_COMPILER_LAUNCHER:STRING=ccache" build/ns3/CMakeCache.txt; then
   cmake -S ns3-scenarios -B build/ns3 -G Ninja -DNS3_WHEEL_DIR="$NS3_DIR" -DCELLGYM_NR_DIR="$NR_DIR" \
-    -DCMAKE_EXE_LINKER_FLAGS="$NR_LINK" >/dev/null
+    -DCMAKE_EXE_LINKER_FLAGS="$NR_LINK" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
 fi
+ns3_start=$(date +%s)
+export CCACHE_STATSLOG=$ROOT/build/ns3/ccache-stats.log
+rm -f "$CCACHE_STATSLOG"
 if ! cmake --build build/ns3 -j"$(nproc)" > build/ns3/last-build.log 2>&1; then
   tail -40 build/ns3/last-build.log >&2
   echo "[setup] the ns-3 scenario build failed (full log: build/ns3/last-build.log)" >&2
   exit 1
 fi
+hits=0 misses=0
+if [ -f "$CCACHE_STATSLOG" ]; then
+  hits=$(grep -c "_cache_hit$" "$CCACHE_STATSLOG" || true)
+  misses=$(grep -c "^cache_miss$" "$CCACHE_STATSLOG" || true)
+fi
+echo "[setup] ns-3 scenario build up to date in $(($(date +%s) - ns3_start)) s" \
+  "(ccache: $hits compiled objects reused, $misses compiled)"
 
-# The fast simulator's kernels, compiled into numba's cache once per version of their sources
-# (minutes when cold; seconds to check after).
-.venv/bin/python -m envs.warm_kernels
+warm_failed=0
+for job in "$warm_serial:build/warm-serial.log" "$warm_parallel:build/warm-parallel.log"; do
+  if wait "${job%%:*}"; then cat "${job#*:}"; else
+    tail -30 "${job#*:}" >&2; echo "[setup] warming the numba kernels failed (${job#*:})" >&2
+    warm_failed=1
+  fi
+done
+warm_pids=""
+[ "$warm_failed" -eq 0 ] || exit 1

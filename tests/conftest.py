@@ -47,7 +47,44 @@ def ns3_built(program: str = "cellgym-lte") -> bool:
     return (ns3_build_dir() / program).is_file()
 
 
+#: Scopes whose fixtures are built once per pytest process: under pytest-xdist, once per worker.
+_SHARED_SCOPES = ("class", "module", "package", "session")
+
+
+def shared_fixture_group(item: pytest.Item) -> str | None:
+    """The ``xdist_group`` of a test that uses a shared fixture of the project's own tests.
+
+    Under ``pytest -n N --dist loadgroup`` (``make test``), tests with one group run on one
+    worker, so that a module- or session-scoped fixture (a simulation, a training run, a Slurm
+    cluster) is built once, as in a serial run, not once per worker that draws one of its tests.
+    The group is where the fixture is defined (its module, or its conftest's directory), so that
+    fixtures built on one another (``tiny_eval`` on ``tiny_run``) keep their tests together.
+    Plugins' fixtures (``tmp_path_factory``, ``worker_id``) are defined nowhere in the tree and do
+    not count.
+    """
+    fixtureinfo = getattr(item, "_fixtureinfo", None)
+    if fixtureinfo is None:
+        return None
+    for name in sorted(item.fixturenames):
+        defs = fixtureinfo.name2fixturedefs.get(name)
+        if not defs or defs[-1].scope not in _SHARED_SCOPES:
+            continue
+        node = getattr(defs[-1], "node", None)
+        where = node.nodeid if node is not None else defs[-1].baseid
+        if where:
+            return where
+    return None
+
+
+def _group_shared_fixtures(items) -> None:
+    for item in items:
+        group = shared_fixture_group(item)
+        if group is not None and item.get_closest_marker("xdist_group") is None:
+            item.add_marker(pytest.mark.xdist_group(group))
+
+
 def pytest_collection_modifyitems(config, items):
+    _group_shared_fixtures(items)
     if ns3_built():
         return
     if in_ci():
