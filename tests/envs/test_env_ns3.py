@@ -81,8 +81,12 @@ def test_same_seed_same_trajectory():
     b_obs, b_r, _ = _rollout(5, 60, scenario)
     np.testing.assert_array_equal(a_obs, b_obs)
     np.testing.assert_array_equal(a_r, b_r)
-    c_obs, _, _ = _rollout(6, 60, scenario)
-    assert not np.array_equal(a_obs, c_obs), "another seed should give another replication"
+    # Its first 20 steps already differ (from the 8th on the fast backend), and a differing prefix
+    # is a differing trajectory: ns-3 runs a third as long.
+    c_obs, _, _ = _rollout(6, 20, scenario)
+    assert not np.array_equal(a_obs[: len(c_obs)], c_obs), (
+        "another seed should give another replication"
+    )
 
 
 def test_reward_terms_in_info_and_feedback_arrives():
