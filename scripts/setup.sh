@@ -87,7 +87,7 @@ if [ ! -f build/ns3/build.ninja ] || ! grep -qxF "CELLGYM_NR_DIR:PATH=$NR_DIR" b
    ! grep -qxF "CMAKE_EXE_LINKER_FLAGS:STRING=$NR_LINK" build/ns3/CMakeCache.txt ||
    ! grep -qxF "CMAKE_CXX_COMPILER_LAUNCHER:STRING=ccache" build/ns3/CMakeCache.txt; then
   cmake -S ns3-scenarios -B build/ns3 -G Ninja -DNS3_WHEEL_DIR="$NS3_DIR" -DCELLGYM_NR_DIR="$NR_DIR" \
-    -DCMAKE_EXE_LINKER_FLAGS="$NR_LINK" -DCMAKE_CXX_COMPILER_LAUNCHER=ccache >/dev/null
+    -DCMAKE_EXE_LINKER_FLAGS="$NR_LINK" -DCMAKE_CXX_COMPILER_LAUNCHER:STRING=ccache >/dev/null
 fi
 ns3_start=$(date +%s)
 export CCACHE_STATSLOG=$ROOT/build/ns3/ccache-stats.log
