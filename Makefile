@@ -2,11 +2,6 @@
 .PHONY: setup run test lint format bench bench-fast bench-bridge reports
 
 PY := .venv/bin/python
-# The numba kernels compile into a cache outside the checkout (minutes when cold), one per
-# checkout path: numba's cache entries are keyed on the absolute path of the kernels' sources, and
-# each checkout's cache drops digests its own sources no longer have (envs/fastsim/_numba_cache.py),
-# which would be another checkout's when shared. A fresh clone at the same path (CI) reuses it.
-export NUMBA_CACHE_DIR ?= $(or $(XDG_CACHE_HOME),$(HOME)/.cache)/cellgym/numba-$(shell printf %s "$(CURDIR)" | sha256sum | cut -c1-16)
 # Test processes (pytest-xdist); the CI machine has 2 cores.
 TEST_WORKERS ?= 2
 

@@ -4,7 +4,7 @@
 # the fast simulator's numba kernels. Fast when everything is already in place, and fast on a fresh
 # clone of a machine that has set up once: the heavy builds are cached outside the checkout, under
 # ${XDG_CACHE_HOME:-$HOME/.cache}/cellgym, keyed by their sources (5G-LENA: scripts/build-nr.sh;
-# the scenario build's objects: ccache; the kernels: $NUMBA_CACHE_DIR, set by the Makefile).
+# the scenario build's objects: ccache; the numba kernels: a store per checkout path).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT=$(pwd)
@@ -48,7 +48,29 @@ fi
 # (minutes each when cold; seconds to check after): the serial entry points and the threaded ones
 # (test_parallel_batch_equals_serial runs those), each in a process of its own so that on a cold
 # cache they compile side by side, and beside the ns-3 build below.
-echo "[setup] numba cache: ${NUMBA_CACHE_DIR:-envs/fastsim/__pycache__ (NUMBA_CACHE_DIR unset)}"
+# The cache directory of these sources (envs/fastsim/_numba_cache.py: under the package's
+# __pycache__ unless NUMBA_CACHE_DIR is set) is made a link into a store outside the checkout, one
+# per checkout path (numba keys its entries on the sources' absolute path): a fresh clone at the
+# same path (CI) starts warm, and every entry point (make, python train.py, pytest) uses it. A
+# directory already in the checkout stays (warm, and maybe in use); the store keeps the current
+# sources only, as the package's own directory does.
+if [ -z "${NUMBA_CACHE_DIR:-}" ]; then
+  kernels=$(.venv/bin/python -c 'from envs.fastsim import _numba_cache as c; print(c.cache_dir())')
+  store=${XDG_CACHE_HOME:-$HOME/.cache}/cellgym/numba-$(printf %s "$ROOT" | sha256sum | cut -c1-16)
+  shopt -s nullglob
+  for old in "$store"/numba-* "$(dirname "$kernels")"/numba-*; do
+    [ "$(basename "$old")" = "$(basename "$kernels")" ] || rm -rf "$old"
+  done
+  shopt -u nullglob
+  if [ ! -e "$kernels" ]; then
+    mkdir -p "$store/$(basename "$kernels")"
+    rm -f "$kernels"  # a link to a store that was removed
+    ln -s "$store/$(basename "$kernels")" "$kernels"
+  fi
+  echo "[setup] numba cache: $kernels$([ -L "$kernels" ] && echo " -> $(readlink "$kernels")")"
+else
+  echo "[setup] numba cache: under NUMBA_CACHE_DIR=$NUMBA_CACHE_DIR"
+fi
 mkdir -p build
 .venv/bin/python -m envs.warm_kernels > build/warm-serial.log 2>&1 &
 warm_serial=$!
