@@ -55,7 +55,10 @@ fi
 # directory already in the checkout stays (warm, and maybe in use); the store keeps the current
 # sources only, as the package's own directory does.
 if [ -z "${NUMBA_CACHE_DIR:-}" ]; then
-  kernels=$(.venv/bin/python -c 'from envs.fastsim import _numba_cache as c; print(c.cache_dir())')
+  # The module alone: importing envs.fastsim would create the directory (its kernels' caches).
+  kernels=$(.venv/bin/python -c 'import importlib.util as u
+spec = u.spec_from_file_location("numba_cache", "envs/fastsim/_numba_cache.py")
+c = u.module_from_spec(spec); spec.loader.exec_module(c); print(c.cache_dir())')
   store=${XDG_CACHE_HOME:-$HOME/.cache}/cellgym/numba-$(printf %s "$ROOT" | sha256sum | cut -c1-16)
   shopt -s nullglob
   for old in "$store"/numba-* "$(dirname "$kernels")"/numba-*; do
