@@ -66,7 +66,7 @@ c = u.module_from_spec(spec); spec.loader.exec_module(c); print(c.cache_dir())')
   done
   shopt -u nullglob
   if [ ! -e "$kernels" ]; then
-    mkdir -p "$store/$(basename "$kernels")"
+    mkdir -p "$store/$(basename "$kernels")" "$(dirname "$kernels")"
     rm -f "$kernels"  # a link to a store that was removed
     ln -s "$store/$(basename "$kernels")" "$kernels"
   fi
