@@ -8,9 +8,11 @@ skip: a test that skips because the ns-3 scenario build, 5G-LENA or the shared t
 
 from __future__ import annotations
 
+import functools
 import os
 import re
 from collections.abc import Mapping
+from pathlib import Path
 
 import pytest
 
@@ -47,44 +49,57 @@ def ns3_built(program: str = "cellgym-lte") -> bool:
     return (ns3_build_dir() / program).is_file()
 
 
-#: Scopes whose fixtures are built once per pytest process: under pytest-xdist, once per worker.
-_SHARED_SCOPES = ("class", "module", "package", "session")
+#: A fixture built once per pytest process (under pytest-xdist: once per worker running its tests).
+_SHARED_FIXTURE = re.compile(
+    r"@pytest\.fixture\([^)]*scope\s*=\s*[\"'](?:class|module|package|session)[\"']"
+)
 
 
-def shared_fixture_group(item: pytest.Item) -> str | None:
-    """The ``xdist_group`` of a test that uses a shared fixture of the project's own tests.
+@functools.cache
+def _defines_shared_fixture(path: Path) -> bool:
+    return path.is_file() and _SHARED_FIXTURE.search(path.read_text()) is not None
 
-    Under ``pytest -n N --dist loadgroup`` (``make test``), tests with one group run on one
-    worker, so that a module- or session-scoped fixture (a simulation, a training run, a Slurm
-    cluster) is built once, as in a serial run, not once per worker that draws one of its tests.
-    The group is where the fixture is defined (its module, or its conftest's directory), so that
-    fixtures built on one another (``tiny_eval`` on ``tiny_run``) keep their tests together.
-    Plugins' fixtures (``tmp_path_factory``, ``worker_id``) are defined nowhere in the tree and do
-    not count.
+
+def shared_fixture_group(nodeid: str, rootpath: Path) -> str:
+    """The unit of work of a test under ``pytest -n N --dist loadgroup`` (``make test``).
+
+    A test of a module that defines a class-, module-, package- or session-scoped fixture (a
+    simulation, a training run, a Slurm cluster) runs on one worker with the rest of the module
+    (the group is the module's path), and one under a ``conftest.py`` that defines one with the
+    rest of that directory, so that the fixture is built once, as in a serial run. Every other
+    test is a unit of its own.
     """
-    fixtureinfo = getattr(item, "_fixtureinfo", None)
-    if fixtureinfo is None:
+    module = nodeid.split("::", 1)[0]
+    path = rootpath / module
+    if _defines_shared_fixture(path):
+        return module
+    for folder in path.parents:
+        if _defines_shared_fixture(folder / "conftest.py"):
+            return folder.relative_to(rootpath).as_posix() + "/"
+        if folder == rootpath:
+            break
+    return nodeid
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup``, grouped by ``shared_fixture_group``.
+
+    pytest-xdist's own ``loadgroup`` reads ``xdist_group`` marks into node ids, which pytest 9 no
+    longer lets a plugin change: without this, every test would be a unit of its own.
+    """
+    if config.getvalue("dist") != "loadgroup":
         return None
-    for name in sorted(item.fixturenames):
-        defs = fixtureinfo.name2fixturedefs.get(name)
-        if not defs or defs[-1].scope not in _SHARED_SCOPES:
-            continue
-        node = getattr(defs[-1], "node", None)
-        where = node.nodeid if node is not None else defs[-1].baseid
-        if where:
-            return where
-    return None
+    from xdist.scheduler import LoadGroupScheduling
 
+    class SharedFixtureScheduling(LoadGroupScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return shared_fixture_group(nodeid, config.rootpath)
 
-def _group_shared_fixtures(items) -> None:
-    for item in items:
-        group = shared_fixture_group(item)
-        if group is not None and item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group(group))
+    return SharedFixtureScheduling(config, log)
 
 
 def pytest_collection_modifyitems(config, items):
-    _group_shared_fixtures(items)
     if ns3_built():
         return
     if in_ci():
