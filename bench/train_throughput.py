@@ -1,7 +1,8 @@
 """Training throughput of the main job: SB3's PPO path against ``learners.ppo``, in one run.
 
     .venv/bin/python bench/train_throughput.py [--steps 200000] [--cells-scale 32] [--n-steps 32]
-        [--minibatches 4] [--n-epochs 4] [--threads 1] [--skip-sb3] [--skip-same-config]
+        [--minibatches 4] [--n-epochs 4] [--threads 1] [--update-threads 0] [--parallel]
+        [--skip-sb3] [--skip-same-config]
 
 Every path trains the main job (``configs/experiment/default.yaml``: the mixture of six
 scenarios x two uplink models, ``derived`` features, ``VecNormalize`` of observations and
@@ -139,10 +140,19 @@ def run_learner(
     n_steps: int,
     batch_size: int,
     n_epochs: int,
+    parallel: bool | None = None,
+    update_threads: int = 0,
 ) -> dict[str, Any]:
     """(b) or (c): ``learners.ppo.PPO`` on the main job's cells, timed in parts."""
     cells, agent = make_learner(
-        cfg, seed, cells_scale, n_steps=n_steps, batch_size=batch_size, n_epochs=n_epochs
+        cfg,
+        seed,
+        cells_scale,
+        parallel=parallel,
+        n_steps=n_steps,
+        batch_size=batch_size,
+        n_epochs=n_epochs,
+        update_threads=update_threads,
     )
     t0, c0 = time.perf_counter(), time.process_time()
     agent.learn(steps)
@@ -210,6 +220,12 @@ def main() -> None:
     parser.add_argument("--minibatches", type=int, default=4, help="(b): minibatches per epoch")
     parser.add_argument("--n-epochs", type=int, default=4, help="(b): epochs per update")
     parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
+    parser.add_argument(
+        "--update-threads", type=int, default=0, help="(b): torch threads in updates (0: --threads)"
+    )
+    parser.add_argument(
+        "--parallel", action="store_true", help="(b): numba threads over each batch's cells"
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--skip-sb3", action="store_true", help="leave out (a)")
     parser.add_argument("--skip-same-config", action="store_true", help="leave out (c)")
@@ -235,6 +251,8 @@ def main() -> None:
                 args.n_steps,
                 -(-rollout // args.minibatches),
                 args.n_epochs,
+                parallel=True if args.parallel else None,
+                update_threads=args.update_threads,
             )
         )
         if not args.skip_same_config:

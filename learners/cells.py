@@ -70,6 +70,8 @@ class FastCells:
         action_mode: ``"cwnd"`` or ``"rate"``.
         max_change: Largest factor of one step's change.
         seed: Cell ``j`` is seeded ``seed + j`` at the first ``reset`` (``None``: random).
+        parallel: Spread each batch's cells over numba's threads (``None``: the fast
+            simulator's rule, ``envs.fastsim.sim.PARALLEL_MIN_CELLS``).
 
     Attributes:
         timings: Seconds spent in the simulator (steps and resets) and in the feature transform.
@@ -84,6 +86,7 @@ class FastCells:
         action_mode: str = "cwnd",
         max_change: float = 2.0,
         seed: int | None = None,
+        parallel: bool | None = None,
     ) -> None:
         from envs.fastsim.params import FastSimParams
         from envs.fastsim.vector_env import FastVecEnv
@@ -101,6 +104,7 @@ class FastCells:
                     action_mode=action_mode,
                     max_change=max_change,
                     params=FastSimParams.from_spec(spec, **dict(knobs)),
+                    parallel=parallel,
                 )
             )
         sizes = [v.num_envs for v in self.venvs]
@@ -121,7 +125,9 @@ class FastCells:
         self.timings: dict[str, float] = {"sim": 0.0, "features": 0.0}
 
     @classmethod
-    def from_config(cls, cfg: TrainConfig, seed: int, cells_scale: int = 1) -> FastCells:
+    def from_config(
+        cls, cfg: TrainConfig, seed: int, cells_scale: int = 1, parallel: bool | None = None
+    ) -> FastCells:
         """The cells of training config ``cfg`` (``config_batches``), seeded ``seed + j``."""
         return cls(
             config_batches(cfg, cells_scale),
@@ -130,6 +136,7 @@ class FastCells:
             action_mode=cfg.action_mode,
             max_change=cfg.max_change,
             seed=seed,
+            parallel=parallel,
         )
 
     @property

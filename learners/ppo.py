@@ -92,6 +92,8 @@ class PPOConfig:
         clip_obs: Clip normalised observations to +-this.
         clip_reward: Clip scaled rewards to +-this.
         torch_threads: Torch's intra-op threads, set by ``learn`` (0: leave them).
+        update_threads: Torch's intra-op threads during an update, while the simulator is idle
+            (0: ``torch_threads``).
         seed: Seeds the network's initialisation, the action noise and the minibatch order.
     """
 
@@ -115,6 +117,7 @@ class PPOConfig:
     clip_obs: float = 10.0
     clip_reward: float = 10.0
     torch_threads: int = 0
+    update_threads: int = 0
     seed: int = 0
 
     def __post_init__(self) -> None:
@@ -386,6 +389,17 @@ class PPO:
     def update(self) -> dict[str, float]:
         """``n_epochs`` passes of minibatch gradient steps over the rollout; returns statistics."""
         t_start = time.perf_counter()
+        threads = torch.get_num_threads()
+        if self.cfg.update_threads > 0:
+            torch.set_num_threads(self.cfg.update_threads)
+        try:
+            stats = self._update()
+        finally:
+            torch.set_num_threads(threads)
+        self.timings["update"] += time.perf_counter() - t_start
+        return stats
+
+    def _update(self) -> dict[str, float]:
         cfg, buf, net = self.cfg, self.buf, self.net
         total = cfg.n_steps * self.env.num_envs
         obs = buf.obs.view(total, self.obs_dim)
@@ -445,7 +459,6 @@ class PPO:
             ep_length_mean=_mean(self.episodes.lengths),
         )
         self.last_stats = stats
-        self.timings["update"] += time.perf_counter() - t_start
         return stats
 
     # -- the loop -------------------------------------------------------------------------------

@@ -69,11 +69,16 @@ def ppo_config(cfg: TrainConfig, seed: int, **overrides: Any) -> PPOConfig:
 
 
 def make_learner(
-    cfg: TrainConfig, seed: int, cells_scale: int = 1, **overrides: Any
+    cfg: TrainConfig,
+    seed: int,
+    cells_scale: int = 1,
+    parallel: bool | None = None,
+    **overrides: Any,
 ) -> tuple[FastCells, PPO]:
     """The training cells of ``cfg`` (``cells_scale`` times as many) and a learner on them.
 
     Cell ``j`` is seeded ``seed + j``; the learner's network, noise and minibatches ``seed``.
+    ``parallel`` goes to ``FastCells``, ``overrides`` to ``ppo_config``.
     """
-    cells = FastCells.from_config(cfg, seed, cells_scale=cells_scale)
+    cells = FastCells.from_config(cfg, seed, cells_scale=cells_scale, parallel=parallel)
     return cells, PPO(cells, ppo_config(cfg, seed, **overrides), features=cfg.features)
