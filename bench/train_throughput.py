@@ -20,13 +20,15 @@ cell's step) and where the time went:
   implementation alone gives, apart from the configuration.
 
 Time split (seconds per million env steps, and shares of the wall time): ``sim`` the fast
-simulator's steps and resets (``FastVecEnv.step``, ``_reset_cells``, ``_observe``); ``env
-Python`` the rest of stepping the environments (SB3: ``VecNormalize``, ``FeatureVecEnv``,
-``VecMonitor``, ``ConcatVecEnv``, the adapter's info dicts; learner: the loop over batches and the
-features); ``inference`` the rollout's forward passes (SB3: ``policy.forward``); ``rollout
-other`` the rest of the rollout (SB3: tensor conversion, ``RolloutBuffer.add``, callbacks, GAE;
-learner: normalisation, buffers, GAE); ``update`` the gradient steps. Torch runs ``--threads``
-intra-op threads in every path (``workflows/train.py`` uses 1).
+simulator's compiled step (``EnvStepper.step``: action, 20 TTIs, observation, reward terms) and
+its resets (``FastVecEnv._reset_cells``); ``env Python`` the rest of stepping the environments
+(SB3: ``FastVecEnv.step``'s own Python, the adapter's info dicts, ``ConcatVecEnv``,
+``VecMonitor``, ``FeatureVecEnv``, ``VecNormalize``; learner: ``FastVecEnv.step``'s Python, the
+loop over batches, the features); ``inference`` the rollout's forward passes (SB3:
+``policy.forward``); ``rollout other`` the rest of the rollout (SB3: tensor conversion,
+``RolloutBuffer.add``, callbacks, GAE; learner: normalisation, buffers, GAE); ``update`` the
+gradient steps. Torch runs ``--threads`` intra-op threads in every path (``workflows/train.py``
+uses 1).
 """
 
 from __future__ import annotations
@@ -76,6 +78,15 @@ class Timer:
         setattr(obj, name, timed)
 
 
+def time_sim(venvs: list[Any]) -> Timer:
+    """A timer of the simulator's work in ``FastVecEnv``s: the compiled step and the resets."""
+    timer = Timer()
+    for venv in venvs:
+        timer.wrap(venv._stepper, "step")
+        timer.wrap(venv, "_reset_cells")
+    return timer
+
+
 def main_job_config(run_dir: str) -> TrainConfig:
     """The main job's typed config (``experiment=default``)."""
     return validate_train(compose_train(["experiment=default", f"run_dir={run_dir}"]))
@@ -96,12 +107,10 @@ def run_sb3(cfg: TrainConfig, steps: int, seed: int) -> dict[str, Any]:
 
     venv = make_vec_env(cfg, seed)
     model = make_model(cfg, venv, seed)
-    timers = {k: Timer() for k in ("env", "sim", "inference", "rollout", "update")}
+    timers = {k: Timer() for k in ("env", "inference", "rollout", "update")}
     timers["env"].wrap(venv, "step")
     concat = venv.venv.venv.venv  # VecNormalize > FeatureVecEnv > VecMonitor > ConcatVecEnv
-    for adapter in concat.venvs:
-        for name in ("step", "_reset_cells", "_observe"):
-            timers["sim"].wrap(adapter.venv, name)
+    timers["sim"] = time_sim([adapter.venv for adapter in concat.venvs])
     timers["inference"].wrap(model.policy, "forward")
     timers["rollout"].wrap(model, "collect_rollouts")
     timers["update"].wrap(model, "train")
@@ -154,13 +163,14 @@ def run_learner(
         n_epochs=n_epochs,
         update_threads=update_threads,
     )
+    sim = time_sim(cells.venvs)
     t0, c0 = time.perf_counter(), time.process_time()
     agent.learn(steps)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     t = agent.timings
     parts = {
-        "sim": cells.timings["sim"],
-        "env Python": t["env"] - cells.timings["sim"],
+        "sim": sim.seconds,
+        "env Python": t["env"] - sim.seconds,
         "inference": t["inference"],
         "rollout other": t["rollout_other"],
         "update": t["update"],
