@@ -152,27 +152,24 @@ class PPOPolicy:
 
         cfg = self.config
         venv = DummyVecEnv([_Spaces])
-        model = Sb3PPO(
-            "MlpPolicy",
-            venv,
-            n_steps=cfg.n_steps,
-            batch_size=cfg.batch_size,
-            n_epochs=cfg.n_epochs,
-            learning_rate=cfg.learning_rate,
-            gamma=cfg.gamma,
-            gae_lambda=cfg.gae_lambda,
-            clip_range=cfg.clip_range,
-            ent_coef=cfg.ent_coef,
-            vf_coef=cfg.vf_coef,
-            max_grad_norm=cfg.max_grad_norm,
-            policy_kwargs={
-                "net_arch": list(cfg.net_arch),
-                "log_std_init": cfg.log_std_init,
-                "ortho_init": cfg.ortho_init,
-            },
-            device="cpu",
-            seed=cfg.seed,
-        )
+        with torch.random.fork_rng(devices=[]):  # its initialisation is overwritten
+            model = Sb3PPO(
+                "MlpPolicy",
+                venv,
+                learning_rate=cfg.learning_rate,
+                gamma=cfg.gamma,
+                gae_lambda=cfg.gae_lambda,
+                clip_range=cfg.clip_range,
+                ent_coef=cfg.ent_coef,
+                vf_coef=cfg.vf_coef,
+                max_grad_norm=cfg.max_grad_norm,
+                policy_kwargs={
+                    "net_arch": list(cfg.net_arch),
+                    "log_std_init": cfg.log_std_init,
+                    "ortho_init": cfg.ortho_init,
+                },
+                device="cpu",
+            )
         model.policy.load_state_dict(self.net.state_dict())
         model.save(str(model_path))
         if vecnormalize_path is not None:
