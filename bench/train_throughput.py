@@ -192,14 +192,16 @@ def run_learner(
 def report(rows: list[dict[str, Any]]) -> None:
     """Print the throughput table, the time split and the ratios."""
     print(
-        "| path | cells | n_steps | minibatch | epochs | env steps | wall s | CPU s | env-steps/s |"
+        "| path | cells | n_steps | minibatch | epochs | env steps | wall s | CPU s | env-steps/s "
+        "| per CPU s |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for r in rows:
         rate = r["steps"] / r["wall"]
         print(
             f"| {r['path']} | {r['cells']} | {r['n_steps']} | {r['minibatch']:,} | {r['epochs']} "
-            f"| {r['steps']:,} | {r['wall']:.1f} | {r['cpu']:.1f} | {rate:,.0f} |"
+            f"| {r['steps']:,} | {r['wall']:.1f} | {r['cpu']:.1f} | {rate:,.0f} "
+            f"| {r['steps'] / r['cpu']:,.0f} |"
         )
     print()
     print("Time split: seconds per million env steps (share of the wall time)")
@@ -219,7 +221,11 @@ def report(rows: list[dict[str, Any]]) -> None:
         base_rate = base["steps"] / base["wall"]
         for r in rows:
             if r is not base:
-                print(f"{r['path']}: x{r['steps'] / r['wall'] / base_rate:.1f} the steps/s of (a)")
+                cpu_ratio = r["steps"] / r["cpu"] / (base["steps"] / base["cpu"])
+                print(
+                    f"{r['path']}: x{r['steps'] / r['wall'] / base_rate:.1f} the steps/s of (a), "
+                    f"x{cpu_ratio:.1f} its steps per CPU second"
+                )
 
 
 def main() -> None:
