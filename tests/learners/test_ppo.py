@@ -239,6 +239,7 @@ def test_config_rejects_out_of_range_values(bad):
         PPOConfig(**bad)
 
 
+@pytest.mark.slow  # about 35 s on a busy 2-core machine: random 0.220; gains 0.700 ours, 0.651 SB3
 def test_learns_a_fast_cell_as_sb3_does():
     from agents.factory import make_model, make_vec_env
     from configs.schema import compose_train, validate_train
@@ -281,5 +282,5 @@ def test_learns_a_fast_cell_as_sb3_does():
     gain_ours = score(lambda o: ours.predict(o, deterministic=True)[0]) - random
     gain_sb3 = score(lambda o: theirs.predict(o, deterministic=True)[0]) - random
     print(f"random {random:.3f}, gain: learner {gain_ours:.3f}, SB3 {gain_sb3:.3f}")
-    assert gain_sb3 > 0.05 and gain_ours > 0.05, (random, gain_ours, gain_sb3)
-    assert 0.5 < gain_ours / gain_sb3 < 2.0, (gain_ours, gain_sb3)
+    assert gain_sb3 > 0.3 and gain_ours > 0.3, (random, gain_ours, gain_sb3)
+    assert 0.6 < gain_ours / gain_sb3 < 1.6, (gain_ours, gain_sb3)
