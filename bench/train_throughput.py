@@ -270,7 +270,9 @@ def main() -> None:
         "--update-threads", type=int, default=0, help="(b): torch threads in updates (0: --threads)"
     )
     parser.add_argument(
-        "--parallel", action="store_true", help="(b): numba threads over each batch's cells"
+        "--parallel",
+        action="store_true",
+        help="(b): numba threads over each batch's cells (compiles the threaded kernels first)",
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--skip-sb3", action="store_true", help="leave out (a)")
