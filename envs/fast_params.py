@@ -22,48 +22,12 @@ simulator's model knobs (FastSimParams): use backend='fast' or leave fast_params
 from __future__ import annotations
 
 import dataclasses
-import math
 from collections.abc import Mapping
 from typing import Any
 
-from cellgym.vocab import SpecError, check_choice, check_range, check_type
+from cellgym.vocab import SpecError, check_choice, check_type
 
 __all__ = ["check_fast_params", "fast_param_names"]
-
-_FINITE = (-math.inf, math.inf)
-
-#: Closed ranges ``(low, high)`` of the numeric knobs that ``FastSimParams`` itself does not
-#: range-check (its HARQ/NR ranges, ``envs.fastsim.knobs.HARQ_NR_RANGES``, are added at use).
-#: ``_FINITE``: any finite number. Upper ends that depend on the model's sizes are filled in by
-#: ``_ranges``.
-_RANGES: dict[str, tuple[float, float]] = {
-    "air_dl_ms": (0, math.inf),
-    "air_ul_ms": (0, math.inf),
-    "ul_period_ms": (1, math.inf),
-    "delack_count": (1, math.inf),
-    "delack_timeout_ms": (0, math.inf),
-    "min_rto_ms": (1, math.inf),
-    "init_cwnd_segs": (1, math.inf),
-    "pf_tau_ttis": (1, math.inf),
-    "xrc_budget_ms": (1e-3, math.inf),
-    "xrc_ramp_rtts": (1e-3, math.inf),
-    "xrc_unfair_rtts": (1e-3, math.inf),
-    "xrc_unfair_alpha": (0, math.inf),
-    "tb_overhead_bytes": (0, math.inf),
-    "sdu_overhead_bytes": (0, math.inf),
-    "attach_ms": (0, math.inf),
-    "start_jitter_ms": (0, math.inf),
-    "enb_power_dbm": _FINITE,
-    "noise_figure_db": _FINITE,
-    "nr_mcs_offset_db": _FINITE,
-    "nr_tx_power_dbm": _FINITE,
-    "nr_noise_figure_db": _FINITE,
-    "nr_beam_gain_fr1_db": _FINITE,
-    "nr_beam_gain_fr2_db": _FINITE,
-}
-
-#: Fixed lengths of the tuple-valued knobs.
-_LENGTHS: dict[str, int] = {"cqi_thresholds_db": 15, "nr_nlos_loss_db": 3}
 
 
 def _fields() -> dict[str, str]:
@@ -84,31 +48,17 @@ def _choices() -> dict[str, tuple[str, ...]]:
     return {"uplink": UPLINK_MODELS, "scheduler": SCHEDULERS, "recovery": RECOVERY_MODELS}
 
 
-def _ranges() -> dict[str, Any]:
-    """Every numeric knob's range: closed ``(low, high)``, ``"[0, 1)"`` or a list of values."""
-    from cellgym.fields import SEGMENT_BYTES
-    from envs.fastsim.knobs import HARQ_NR_RANGES
-    from envs.fastsim.params import LOST_SLOTS, MAX_UL_GRANT_MS
-
-    return {
-        **_RANGES,
-        "ul_grant_ms": (0, MAX_UL_GRANT_MS),
-        "rcv_buf_bytes": (2 * SEGMENT_BYTES, (LOST_SLOTS - 1) * SEGMENT_BYTES),
-        "harq_bler": "[0, 1)",
-        **HARQ_NR_RANGES,
-    }
-
-
 def _check_value(name: str, value: Any, annotation: str, ranges: Mapping[str, Any]) -> Any:
     """Check one knob's type and range; return it as ``FastSimParams`` holds it."""
+    from envs.fastsim.knobs import FINITE, KNOB_LENGTHS, in_range, range_text
+
     where = f"fast_params.{name}"
-    if name in _LENGTHS:  # a tuple of numbers
+    if name in KNOB_LENGTHS:  # a tuple of numbers
         check_type(where, value, "list[float]")
-        if len(value) != _LENGTHS[name]:
-            raise SpecError(f"{where} has {len(value)} values: give {_LENGTHS[name]}")
+        if len(value) != KNOB_LENGTHS[name]:
+            raise SpecError(f"{where} has {len(value)} values: give {KNOB_LENGTHS[name]}")
         for i, v in enumerate(value):
-            check_range(f"{where}[{i}]", v, *_FINITE)
-            if math.isinf(v):
+            if not in_range(v, FINITE):
                 raise SpecError(f"{where}[{i}]={v!r} is out of range: allowed a finite number")
         return tuple(float(v) for v in value)
     if name in ("explicit", "pbe"):  # a nested knob set: its own class checks the keys
@@ -131,17 +81,8 @@ def _check_value(name: str, value: Any, annotation: str, ranges: Mapping[str, An
         check_choice(where, value, choices[name])
         return value
     allowed = ranges.get(name)
-    if isinstance(allowed, tuple):
-        check_range(where, value, *allowed)
-        if allowed == _FINITE and math.isinf(value):
-            raise SpecError(f"{where}={value!r} is out of range: allowed a finite number")
-    elif allowed == "[0, 1)":
-        if not 0.0 <= value < 1.0:
-            raise SpecError(f"{where}={value!r} is out of range: allowed [0, 1)")
-    elif allowed is not None and value not in allowed:
-        raise SpecError(
-            f"{where}={value!r} is not allowed: choose one of {', '.join(map(str, allowed))}"
-        )
+    if allowed is not None and not in_range(value, allowed):
+        raise SpecError(f"{where}={value!r} is out of range: allowed {range_text(allowed)}")
     return value
 
 
@@ -175,7 +116,9 @@ def check_fast_params(fast_params: Mapping[str, Any] | None, backend: str) -> di
             f"fast_params.{unknown[0]} is not a FastSimParams field: choose from "
             + ", ".join(known)
         )
-    ranges = _ranges()
+    from envs.fastsim.params import knob_ranges
+
+    ranges = knob_ranges()
     return {k: _check_value(k, v, known[k], ranges) for k, v in out.items()}
 
 

@@ -6,13 +6,11 @@ with that seed), written into a private temporary folder removed on close.
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-import weakref
 from pathlib import Path
 
 from cellgym.draws import Draws, draw, write_draws_file
 from cellgym.scenario import ScenarioSpec
+from envs.episode_file import EpisodeFile
 
 
 def draws_args(spec: ScenarioSpec, seed: int, folder: str | Path) -> list[str]:
@@ -25,7 +23,7 @@ def draws_args(spec: ScenarioSpec, seed: int, folder: str | Path) -> list[str]:
     return [f"--draws={path.resolve()}"]
 
 
-class DrawsFile:
+class DrawsFile(EpisodeFile):
     """The draws file of one episode.
 
     Args:
@@ -34,24 +32,7 @@ class DrawsFile:
     """
 
     def __init__(self, spec: ScenarioSpec, seed: int) -> None:
+        super().__init__()
         self.draws: Draws = draw(spec, seed)
-        self._dir: str | None = tempfile.mkdtemp(prefix="cellgym-draws-")
-        # The folder lives as long as this object: removed on close, when an environment dropped
-        # without close() is collected, or at interpreter exit.
-        self._remove: weakref.finalize | None = weakref.finalize(
-            self, shutil.rmtree, self._dir, ignore_errors=True
-        )
-        path = write_draws_file(self.draws, Path(self._dir) / "draws.txt")
+        path = write_draws_file(self.draws, self._make_folder("cellgym-draws-") / "draws.txt")
         self.args = [f"--draws={path}"]
-
-    @property
-    def folder(self) -> str | None:
-        """The private folder of the file (``None`` once removed)."""
-        return self._dir
-
-    def remove(self) -> None:
-        """Delete the file; idempotent."""
-        if self._remove is not None:
-            self._remove()
-            self._remove = None
-            self._dir = None

@@ -18,6 +18,7 @@ project never copies the files into its tree.
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -93,11 +94,30 @@ def _read_text(path: Path, what: str) -> str:
 def read_mahimahi(trace: str | Path) -> CapacitySeries:
     """A Mahimahi trace file (a path or a name under the traces folder) as bytes per ms.
 
+    A file is parsed once per process while its size and modification time stay the same
+    (``_file_key``); the series' arrays are read-only.
+
     Raises:
         SpecError: A line is not a whole number of ms (naming the file and line), or the file is
             empty or not text.
     """
-    path = resolve_trace(str(trace))
+    return _read_mahimahi(*_file_key(resolve_trace(str(trace))))
+
+
+def _file_key(path: Path) -> tuple[str, int, int]:
+    """``(path, size, mtime_ns)``: a parsed file's cache key (an edited file is read again)."""
+    st = path.stat()
+    return str(path), st.st_size, st.st_mtime_ns
+
+
+def _read_only(a: np.ndarray) -> np.ndarray:
+    a.setflags(write=False)
+    return a
+
+
+@functools.lru_cache(maxsize=32)
+def _read_mahimahi(path_s: str, _size: int, _mtime_ns: int) -> CapacitySeries:
+    path = Path(path_s)
     stamps: list[int] = []
     for number, line in enumerate(_read_text(path, "Mahimahi trace").splitlines(), start=1):
         if not line.strip():
@@ -109,7 +129,9 @@ def read_mahimahi(trace: str | Path) -> CapacitySeries:
                 f"{path}:{number}: {line.strip()[:40]!r} is not a timestamp: a Mahimahi trace "
                 "holds one whole number of ms per line"
             ) from None
-    return parse_mahimahi(np.asarray(stamps, np.int64), path.name)
+    series = parse_mahimahi(np.asarray(stamps, np.int64), path.name)
+    _read_only(series.bytes)
+    return series
 
 
 @dataclass(frozen=True)
@@ -160,10 +182,20 @@ class IrishSeconds:
 
 
 def read_irish5g_seconds(trace: str | Path) -> IrishSeconds:
-    """Read an Irish 5G dataset CSV into per-second arrays (``IrishSeconds``)."""
+    """Read an Irish 5G dataset CSV into per-second arrays (``IrishSeconds``).
+
+    A file is parsed once per process while its size and modification time stay the same (a
+    reset of a trace cell re-synthesizes its slots from the parsed seconds); the arrays are
+    read-only.
+    """
+    return _read_irish5g_seconds(*_file_key(resolve_trace(str(trace))))
+
+
+@functools.lru_cache(maxsize=32)
+def _read_irish5g_seconds(path_s: str, _size: int, _mtime_ns: int) -> IrishSeconds:
     import pandas as pd
 
-    path = resolve_trace(str(trace))
+    path = Path(path_s)
     _read_text(path, "CSV file")
     try:
         df = pd.read_csv(path, dtype=str)
@@ -192,10 +224,10 @@ def read_irish5g_seconds(trace: str | Path) -> IrishSeconds:
     per["cqi"] = per["cqi"].bfill().fillna(7.0).clip(0, 15)
     per["rate"] = per["rate"].fillna(0.0).clip(lower=0.0)
     return IrishSeconds(
-        rate_kbps=per["rate"].to_numpy(np.float64),
-        cqi=per["cqi"].to_numpy(np.float64),
-        idle=per["idle"].fillna(False).to_numpy(bool),
-        five_g=per["g5"].fillna(False).to_numpy(bool),
+        rate_kbps=_read_only(per["rate"].to_numpy(np.float64, copy=True)),
+        cqi=_read_only(per["cqi"].to_numpy(np.float64, copy=True)),
+        idle=_read_only(per["idle"].fillna(False).to_numpy(bool, copy=True)),
+        five_g=_read_only(per["g5"].fillna(False).to_numpy(bool, copy=True)),
         name=path.name,
     )
 

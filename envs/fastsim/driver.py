@@ -25,7 +25,8 @@ Per tick and cell, in this order (``step_cell``):
    propagation delays.
 5. XRC agent (``enb_agents/xrc.py``): per UE the capacity of new transport blocks plus its
    share of idle RBs over the last ``xrc_window_ttis`` slots (after each slot); C_i = C /
-   active flows; HoL = now - arrival of the RLC head packet. Rate and HoL are stored by time
+   active flows; HoL = the age of the RLC head packet at each slot's end, at the slots'
+   resolution (the step keeps the latest and the largest). Rate and HoL are stored by time
    and reach the sender after the uplink core delay. With XCP or RCP flows, the bottleneck's
    router (``enb_agents/router.py``: per UE at the eNB, or at the wired bottleneck) counts the
    tick's packets, hands out XCP's feedback or RCP's rate, and closes its control interval.
@@ -54,7 +55,7 @@ from envs.fastsim.codes import (
 )
 from envs.fastsim.cross_traffic import _udp_tick
 from envs.fastsim.enb_agents.router import _router_tick
-from envs.fastsim.enb_agents.xrc import _agent_end_tti, _agent_slot, _flow_rate_mbps
+from envs.fastsim.enb_agents.xrc import _agent_end_tti, _agent_hol, _agent_slot, _flow_rate_mbps
 from envs.fastsim.loss_record import _pipe
 from envs.fastsim.mac import _mac
 from envs.fastsim.params import (
@@ -114,6 +115,7 @@ from envs.fastsim.state import (
     U_O_TX,
     U_PF_AVG,
     U_RLC_BYTES,
+    U_SOJ_MAX,
     X_B_MINRTT,
     X_BUDGET,
     X_C_CURRRTT,
@@ -230,12 +232,14 @@ def step_cell(
     # Agent commands (absolute window and pacing), applied at the step boundary.
     for f in range(nf):
         _on_step(int(fc[f, FC_CCA]), b, f, fi, fx, act, seg)
+    for u in range(ue.shape[1]):
+        ue[b, u, U_SOJ_MAX] = 0.0
     for _ in range(n_ttis):
         t = cs[b, CS_T_MS]
         # 1. The channel: FR2 blockage (random moves at the tick's end, below).
         _blockage(b, t, p, cqi_tab, rng, ue)
         # 2-3. MAC and delivery per slot, eNB arrivals after the first slot; the agent's
-        # capacity after each slot.
+        # capacity and HoL after each slot.
         slot = t * spm
         _mac(b, t, slot, p, fc, fi, fx, ue, ui, rlc, lost, tbs, trc, cs, rng)
         if bnp[BN_UDP_N] > 0:
@@ -243,20 +247,22 @@ def step_cell(
             _udp_tick(b, t, p, bnp, bqs, bq, rng, dr)
         _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng)
         _agent_slot(b, t, slot, p, fc, fi, ue, capr, tbs, trc)
+        _agent_hol(b, slot, p, ue, ui, rlc)
         pbe = p[P_PBE + PB_ON] > 0  # PBE-CC's UE monitor decodes the slots' allocations
         if pbe:
             _pbe_slot(b, slot, p, ue, tbs, trc)
         for s in range(1, spm):
             _mac(b, t, slot + s, p, fc, fi, fx, ue, ui, rlc, lost, tbs, trc, cs, rng)
             _agent_slot(b, t, slot + s, p, fc, fi, ue, capr, tbs, trc)
+            _agent_hol(b, slot + s, p, ue, ui, rlc)
             if pbe:
                 _pbe_slot(b, slot + s, p, ue, tbs, trc)
         # 4. Receivers: delayed-ACK timeout, then their state by time (the uplink).
         if p[P_ROUTER + RP_KIND] != ROUTER_NONE:
             _xcpr_receivers(b, t, p, fc, fi, fx, fbr)  # XCP-r's receivers: the window to carry
         _uplink_tti(b, t, p, fc, fi, ui, rcv)
-        # 5. The XRC agent: HoL and the feedback of the tick; the bottleneck's XCP/RCP router.
-        _agent_end_tti(b, t, p, fc, fi, ue, ui, rlc, fbr)
+        # 5. The XRC agent: the feedback of the tick; the bottleneck's XCP/RCP router.
+        _agent_end_tti(b, t, p, fc, fi, ue, fbr)
         if p[P_ROUTER + RP_KIND] != ROUTER_NONE:
             _router_tick(b, t, p, fc, fi, fx, ue, bnp, bqs, fbr)
         if pbe:

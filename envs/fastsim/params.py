@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 from functools import cached_property
+from typing import Any
 
 import numpy as np
 
@@ -33,7 +34,7 @@ from envs.fastsim.codes import (
     XCPR_QUEUE_MS,
     cca_code,
 )
-from envs.fastsim.knobs import HARQ_NR_RANGES, check_knob_ranges
+from envs.fastsim.knobs import KNOB_LENGTHS, KNOB_RANGES, check_knob_ranges
 from envs.fastsim.lte import (
     CQI_SINR_THRESHOLDS_DB,
     MCS_FOR_CQI,
@@ -98,6 +99,16 @@ P_UL_PERIOD_MS = 36
 #: Entries of each flow's loss record and retransmission queue (a power of two): every segment of
 #: a full receive window (``FastSimParams.rcv_buf_bytes``) can be lost and retransmitted.
 LOST_SLOTS = 4096
+
+
+def knob_ranges() -> dict[str, Any]:
+    """Every numeric knob's range (``knobs.KNOB_RANGES`` and the two bounded by model sizes)."""
+    return {
+        **KNOB_RANGES,
+        "ul_grant_ms": (0, MAX_UL_GRANT_MS),
+        "rcv_buf_bytes": (2 * SEGMENT_BYTES, (LOST_SLOTS - 1) * SEGMENT_BYTES),
+    }
+
 
 P_HYSTART_DELAY = 37
 P_RWND_SEGS = 38
@@ -301,35 +312,18 @@ class FastSimParams:
             raise SpecError(f"fastsim.scheduler={self.scheduler!r}: choose one of {SCHEDULERS}")
         if self.recovery not in RECOVERY_MODELS:
             raise SpecError(f"fastsim.recovery={self.recovery!r}: choose one of {RECOVERY_MODELS}")
-        if not 0.0 <= self.harq_bler < 1.0:
-            raise SpecError(f"fastsim.harq_bler={self.harq_bler!r}: allowed [0, 1)")
         if self.air_ul_ms is None:
             object.__setattr__(self, "air_ul_ms", 7 if self.uplink == "periodic" else 4)
-        if self.air_dl_ms < 0 or self.air_ul_ms < 0:
-            raise SpecError("fastsim.air_dl_ms/air_ul_ms must be >= 0")
-        most = (LOST_SLOTS - 1) * SEGMENT_BYTES
-        if not 2 * SEGMENT_BYTES <= self.rcv_buf_bytes <= most:
-            raise SpecError(
-                f"fastsim.rcv_buf_bytes={self.rcv_buf_bytes!r}: "
-                f"allowed [{2 * SEGMENT_BYTES}, {most}]"
-            )
         if self.uplink not in UPLINK_MODELS:
             raise SpecError(f"fastsim.uplink={self.uplink!r}: choose one of {UPLINK_MODELS}")
-        if not 0 <= self.ul_grant_ms <= MAX_UL_GRANT_MS:
-            raise SpecError(
-                f"fastsim.ul_grant_ms={self.ul_grant_ms!r}: allowed [0, {MAX_UL_GRANT_MS}]"
-            )
-        if self.ul_period_ms < 1:
-            raise SpecError(f"fastsim.ul_period_ms={self.ul_period_ms!r}: allowed [1, inf)")
-        if self.delack_count < 1:
-            raise SpecError(f"fastsim.delack_count={self.delack_count!r}: allowed [1, inf)")
-        if len(self.cqi_thresholds_db) != 15:
-            raise SpecError("fastsim.cqi_thresholds_db needs 15 values (CQI 1..15)")
+        check_knob_ranges(self, knob_ranges(), "fastsim")
+        for name, length in KNOB_LENGTHS.items():
+            if len(getattr(self, name)) != length:
+                raise SpecError(f"fastsim.{name} needs {length} values")
         for i, f in enumerate(self.spec.flows):
             cca_code(f.cca, f"scenario.flows[{i}].cca")  # SpecError if the fast model has none
         if self.spec.buffer_bdp is not None:  # Zeus buffer regime -> packets
             object.__setattr__(self, "spec", resolve_buffers(self.spec))
-        check_knob_ranges(self, HARQ_NR_RANGES, "fastsim")
         explicit = self.spec.router.knobs() if self.explicit is None else self.explicit
         object.__setattr__(self, "explicit", check_router(explicit, self.spec))
         _ = self._bottleneck  # a bottleneck trace's file and content, checked now

@@ -1,11 +1,13 @@
 """The eNB's RLC buffers: segments arriving from the servers, tail drop, segmentation.
 
-Each UE has an RLC UM transmit buffer of PDCP PDUs with their arrival times (so the head-of-line
-delay is exact); a packet that does not fit in ``rlc_buffer_pkts * 1500`` bytes is dropped and
-written to the loss record. A transport block drains the buffer byte-wise and hands completed
-packets to the UE's receiver, or, while a HARQ retransmission is pending, holds them in the ring
-(``UI_HELD`` entries from the head) until their in-order delivery slot (PDCP in-order delivery):
-a transport block that failed all its transmissions releases its packets as losses.
+Each UE has an RLC UM transmit buffer of PDCP PDUs with their arrival slots (so the head-of-line
+delay is exact at the slots' resolution: a packet arriving in tick ``t`` arrives after the tick's
+first slot, at the start of slot ``t * P_SLOTS_PER_MS + 1``); a packet that does not fit in
+``rlc_buffer_pkts * 1500`` bytes is dropped and written to the loss record. A transport block
+drains the buffer byte-wise and hands completed packets to the UE's receiver, or, while a HARQ
+retransmission is pending, holds them in the ring (``UI_HELD`` entries from the head) until their
+in-order delivery slot (PDCP in-order delivery): a transport block that failed all its
+transmissions releases its packets as losses.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ from envs.fastsim.params import (
     P_PDU_BYTES,
     P_RLC_CAP_BYTES,
     P_SDU_OVERHEAD_BYTES,
+    P_SLOTS_PER_MS,
     P_TB_OVERHEAD_BYTES,
 )
 from envs.fastsim.receiver import _receive
@@ -51,6 +54,7 @@ from envs.fastsim.state import (
     U_HEAD_REM,
     U_O_DROPS,
     U_RLC_BYTES,
+    U_SOJ_MAX,
     UI_HELD,
     UI_RLC_HEAD,
     UI_RLC_LEN,
@@ -83,7 +87,7 @@ def _rlc_push(b, u, f, seq, send, retx, t, p, ue, ui, rlc, fi, lost):
         _record_loss(b, f, seq, retx, fi, lost)
         return
     j = (ui[b, u, UI_RLC_HEAD] + ui[b, u, UI_RLC_LEN]) % q
-    rlc[b, u, j, R_ARR] = t
+    rlc[b, u, j, R_ARR] = t * int(p[P_SLOTS_PER_MS]) + 1  # after the tick's first slot
     rlc[b, u, j, R_FLOW] = f
     rlc[b, u, j, R_SEQ] = seq
     rlc[b, u, j, R_SEND] = send
@@ -198,7 +202,9 @@ def _serve(b, u, tb_bytes, t, slot, rel, airlost, p, fc, fi, fx, ue, ui, rlc, lo
 
     ``rel``: the slot the block is decoded (its first transmission's, or its successful
     retransmission's); ``airlost``: every transmission fails. Packets that cannot reach the
-    receiver now stay in the ring, held for in-order delivery at ``rel`` (``_release``).
+    receiver now stay in the ring, held for in-order delivery at ``rel`` (``_release``). A
+    packet leaves the RLC as the slot whose block sends its last byte begins: its sojourn is
+    ``slot - R_ARR`` slots (``U_SOJ_MAX``, a diagnostic).
     """
     q = rlc.shape[2]
     budget = tb_bytes - p[P_TB_OVERHEAD_BYTES]
@@ -214,6 +220,9 @@ def _serve(b, u, tb_bytes, t, slot, rel, airlost, p, fc, fi, fx, ue, ui, rlc, lo
         rem = ue[b, u, U_HEAD_REM]
         if rem <= budget:
             budget -= rem
+            k = (ui[b, u, UI_RLC_HEAD] + ui[b, u, UI_HELD]) % q
+            soj = (slot - rlc[b, u, k, R_ARR]) / p[P_SLOTS_PER_MS]
+            ue[b, u, U_SOJ_MAX] = max(ue[b, u, U_SOJ_MAX], soj)
             if decoded and ui[b, u, UI_HELD] == 0:
                 h = ui[b, u, UI_RLC_HEAD]
                 f = rlc[b, u, h, R_FLOW]

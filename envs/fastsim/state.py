@@ -183,13 +183,13 @@ U_PF_AVG = 3  # PF scheduler's throughput average, bytes per TTI
 U_HEAD_REM = 4  # bytes of the head packet still to send
 U_RLC_BYTES = 5
 U_CAP_SUM = 6  # sum of the capacity ring, bytes
-U_HOL = 7  # latest HoL delay, ms
+U_HOL = 7  # HoL delay at the end of the latest slot, ms
 U_HARQ = 8  # HARQ processes with retransmissions pending
 U_NEW_TTI = 9  # new-TB bytes in the current slot (TTI)
 U_RBS_TTI = 10  # RBs used in the current slot (TTI)
 U_O_CAP = 11
 U_O_TX = 12
-U_O_HOLMAX = 13
+U_O_HOLMAX = 13  # the largest HoL delay at a slot's end in the step, ms
 U_O_DROPS = 14
 U_O_TTIS = 15  # ms ticks of the step
 U_LOS = 16  # NR: 1 in line of sight
@@ -219,7 +219,10 @@ RT_PHI = 11  # XCP: the aggregate feedback phi of the latest interval, bytes
 RT_C = 12  # the capacity the latest update used, bytes per ms
 RT_LEN = 13
 U_PB0 = U_RT0 + RT_LEN  # the UE's PBE-CC monitor (``ue_monitor.py``): PB_LEN values from here
-U_LEN = U_PB0 + UM_LEN
+#: A diagnostic nothing in the model reads: the largest RLC sojourn (arrival to the slot that
+#: sends its last byte, ms) of the packets leaving the RLC in the current step (0 when it begins).
+U_SOJ_MAX = U_PB0 + UM_LEN
+U_LEN = U_SOJ_MAX + 1
 #: The wired bottleneck's router in ``bqs``: after its own columns.
 BS_RT0 = BS_COLS
 #: ON/OFF UDP cross traffic at the wired bottleneck (``cross_traffic.py``): bytes not yet sent.
@@ -236,7 +239,7 @@ UI_HELD = 3  # ring entries from the head already transmitted, held for in-order
 UI_LEN = 4
 
 # RLC ring entries (int64 [B, U, Q, R_LEN])
-R_ARR = 0
+R_ARR = 0  # the slot (``t * P_SLOTS_PER_MS + s``) at whose start the packet arrived
 R_FLOW = 1
 R_SEQ = 2
 R_SEND = 3

@@ -173,31 +173,6 @@ def make_policy(driver: Driver, spec: ScenarioSpec, reward: RewardSpec) -> Any:
     return make_baseline(driver.name, spec, reward, MAX_CHANGE)
 
 
-class KnobEnv(LteCellEnv):
-    """``LteCellEnv`` whose fast cell takes ``FastSimParams`` knobs (``knobs``)."""
-
-    def __init__(self, *args: Any, knobs: Mapping[str, Any] | None = None, **kwargs: Any) -> None:
-        super().__init__(*args, **kwargs)
-        self.knobs = dict(knobs or {})
-
-    def reset(
-        self, *, seed: int | None = None, options: dict[str, Any] | None = None
-    ) -> tuple[np.ndarray, dict[str, Any]]:
-        """Start the episode (the fast cell rebuilt with the knobs when any are given)."""
-        obs, info = super().reset(seed=seed, options=options)
-        if self.backend == "fast" and self.knobs:
-            from envs.fastsim.params import FastSimParams
-            from envs.fastsim.session import FastSession
-
-            self._close_session()
-            params = FastSimParams.from_spec(self.spec_scenario, **self.knobs)
-            self._session = FastSession(self.spec_scenario, self.rng_run, params)
-            self._last = self._session.start()
-            self._fused = self._make_stepper() if self.fused_step else None
-            obs, info = self._observe(self._last), self._info(self._last)
-        return obs, info
-
-
 def drive(
     spec: ScenarioSpec,
     driver: Driver,
@@ -215,14 +190,14 @@ def drive(
     if not spec.agent_flows:
         raise SpecError(f"scenario {spec.name!r} has no agent flow for driver {driver.name!r}")
     reward = reward or RewardSpec()
-    env = KnobEnv(
+    env = LteCellEnv(
         scenario=spec,
         reward=reward,
         backend=backend,
         action_mode=driver.action_mode,
         max_change=MAX_CHANGE,
         timeout_s=timeout_s,
-        knobs=knobs if backend == "fast" else None,
+        fast_params=knobs if backend == "fast" else None,
     )
     policy = make_policy(driver, spec, reward)
     rec = EpisodeRecords(spec=spec, controller=driver.name, seed=seed)

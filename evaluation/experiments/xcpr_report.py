@@ -357,12 +357,13 @@ The paper's findings, and where ours agree:
 - **XCP-r (Sec. IV-A, Figs. 9, 10)**: without loss the paper's XCP-r behaves as XCP, and so does
   ours (the rows agree within the seeds' spread). With 30 % ACK loss the paper's XCP-r has a much
   shorter inactivity after the timeout. **Ours does not reproduce this, on either backend**: in
-  the timeout study XCP-r spends no less time at a one-segment window than XCP and uses no more
-  of the halved capacity, on the fast model with either timer and on ns-3 (the first
-  comparison; its intervals say how far the seeds allow a conclusion). What the study rules out
+  the timeout study XCP-r spends no clearly shorter time at a one-segment window than XCP and
+  uses no clearly larger share of the halved capacity, on the fast model with either timer and
+  on ns-3: every difference's 95 % interval includes zero or favours XCP (the first comparison;
+  its intervals say how far the seeds allow a conclusion). What the study rules out
   and what it shows:
-  - *Not the timer alone*: with ns-2's 200 ms minimum the fast model's XCP-r is not better
-    either.
+  - *Not the timer alone*: with ns-2's 200 ms minimum the fast model's XCP-r is not clearly
+    better either.
   - *Not the fast model's simplifications alone*: ns-3, with per-packet ACK loss, real TCP
     recovery and per-segment receiver updates, points the same way.
   - *XCP itself is unstable here*: without any ACK loss one flow ends steps at a one-segment

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "xrc-component-carrier-manager.h"
 
+#include "ns3/lte-pdcp-tag.h"
+
 namespace ns3
 {
 
@@ -29,6 +31,24 @@ XrcComponentCarrierManager::SetDrainCallback(DrainCallback cb)
 }
 
 void
+XrcComponentCarrierManager::SetHeadCallback(HeadCallback cb)
+{
+    m_watch.head = std::move(cb);
+}
+
+void
+XrcComponentCarrierManager::SetSojournCallback(SojournCallback cb)
+{
+    m_watch.sojourn = std::move(cb);
+}
+
+const XrcRlcWatch&
+XrcComponentCarrierManager::Watch() const
+{
+    return m_watch;
+}
+
+void
 XrcComponentCarrierManager::DoReportBufferStatus(
     LteMacSapProvider::ReportBufferStatusParameters params)
 {
@@ -48,6 +68,21 @@ void
 XrcComponentCarrierManager::DoTransmitPdu(LteMacSapProvider::TransmitPduParameters params)
 {
     m_watch.Pdu(params.rnti, params.lcid, params.pdu->GetSize());
+    if (m_watch.sojourn)
+    {
+        // The PDCP stamps each SDU (a byte tag on its header) as it hands it to the RLC.
+        ByteTagIterator tags = params.pdu->GetByteTagIterator();
+        while (tags.HasNext())
+        {
+            const ByteTagIterator::Item item = tags.Next();
+            if (item.GetTypeId() == PdcpTag::GetTypeId())
+            {
+                PdcpTag stamp;
+                item.GetTag(stamp);
+                m_watch.SduLeft(params.rnti, params.lcid, stamp.GetSenderTimestamp());
+            }
+        }
+    }
     NoOpComponentCarrierManager::DoTransmitPdu(params);
 }
 

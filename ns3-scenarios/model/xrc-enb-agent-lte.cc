@@ -155,6 +155,19 @@ XrcEnbAgent::Install(Ptr<NetDevice> enbDevice,
         {
             OnBufferDrained(rnti, lcid);
         });
+    ccm->SetHeadCallback(
+        [this](uint16_t rnti, uint8_t lcid, std::optional<Time> since)
+        {
+            OnHeadOfLine(rnti, lcid, since);
+        });
+    if (WantsSojourns())
+    {
+        ccm->SetSojournCallback(
+            [this](uint16_t rnti, uint8_t lcid, Time sojourn)
+            {
+                OnSduSojourn(rnti, lcid, sojourn);
+            });
+    }
     InstallRadio(std::move(radio), enbDevice, s1uDevice);
 }
 

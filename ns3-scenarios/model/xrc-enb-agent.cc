@@ -10,10 +10,12 @@
 #include "ns3/log.h"
 #include "ns3/ppp-header.h"
 #include "ns3/simulator.h"
+#include "ns3/string.h"
 #include "ns3/udp-header.h"
 #include "ns3/uinteger.h"
 
 #include <algorithm>
+#include <fstream>
 #include <limits>
 #include <map>
 #include <set>
@@ -35,9 +37,13 @@
  * - A flow is active once a downlink packet of it has passed the eNB's S1-U device (MacRx) less
  *   than ActiveTimeout ago. C_i = C / n, n = active flows of the UE, counting the flow itself if
  *   it is not active (the rate it would get by starting).
- * - HoL is the RLC's latest buffer-status report (integer ms; on every PDCP PDU and every 10 ms
- *   while queued); set to 0 when the buffer runs empty (seen on the tx opportunities the
- *   component carrier manager relays), as the RLC sends no report then.
+ * - HoL is the exact age of the RLC's head of line: now minus the arrival at the RLC of the
+ *   oldest SDU (or rest of a segmented one) still in its transmit queue, 0 when the queue is
+ *   empty. The carrier manager's XrcRlcWatch keeps a copy of the queue from the buffer reports
+ *   (a PDCP PDU's arrival) and the PDUs sent, and tells the agent each new head; the RLC's own
+ *   report (whole ms, truncated, refreshed only on arrivals and every 10 ms) cannot resolve NR's
+ *   sub-ms slots. The step's maximum is the largest age the head reached in the step: the age
+ *   of a head as it leaves, or the current head's at the step's end.
  * - The feedback is written on every uplink packet of a registered flow as it enters the S1-U
  *   device (MacTx), as a byte tag and as a packet tag.
  */
@@ -64,11 +70,11 @@ struct UeAgentState
     uint32_t rbsTti{0};             //!< RBs of the UE's TBs in the current TTI
     uint32_t retxRbsTti{0};         //!< ... of its HARQ retransmissions
     int lastMcs{-1};                //!< MCS of the UE's latest TB (-1: none yet)
-    double holMs{0};                //!< latest RLC HoL delay
+    std::optional<Time> headSince;  //!< arrival of the RLC's head of line (none: empty)
     double rlcBytes{0};             //!< latest RLC tx queue
     double stepCapBytes{0};         //!< capacity summed over the step's TTIs, bytes
     double stepTxBytes{0};          //!< new-TB bytes in the step
-    double stepHolMaxMs{0};         //!< max HoL in the step
+    double stepHolMaxMs{0};         //!< max age of a head that left in the step, ms
     uint32_t stepDrops{0};          //!< RLC tail drops in the step
     uint32_t stepTtis{0};           //!< TTIs in the step
     Ptr<const Packet> dropped; //!< packet the RLC TxDrop trace just named (judged on the report)
@@ -104,6 +110,8 @@ struct XrcEnbAgent::Impl
     std::vector<XrcEnbAgent::DownlinkHook> onDownlink; //!< routers' views of the downlink
     std::vector<XrcEnbAgent::UplinkHook> onUplink;     //!< ... and of the uplink packets
     XrcEnbAgent::TtiHook onTti;                        //!< a UE-side monitor of the TTIs
+    std::string sojournPath;                           //!< SDU sojourn file ("": none)
+    std::ofstream sojournFile;                         //!< ... once opened
     std::vector<XrcEnbAgent::TtiAllocation> ttiAllocs; //!< its argument, reused
 
     bool UeHasActiveFlow(uint32_t ue, Time now) const
@@ -227,9 +235,7 @@ struct XrcEnbAgent::Impl
             return;
         }
         auto& s = ues[u];
-        s.holMs = holMs;
-        s.rlcBytes = txQueue;
-        s.stepHolMaxMs = std::max<double>(s.stepHolMaxMs, holMs);
+        s.rlcBytes = txQueue; // the HoL comes from the watch's head events (OnHead)
         // The RLC reports right after every PDCP PDU, dropped or not. Its TxDrop trace also fires
         // for a PDU older than the PDCP discard timer that it then queues anyway (ns-3.44
         // LteRlcUm::DoTransmitPdcpPdu, and NR's copy): the adapter tells them apart.
@@ -249,9 +255,48 @@ struct XrcEnbAgent::Impl
         const int u = UeOfRnti(rnti);
         if (u >= 0)
         {
-            ues[u].holMs = 0;
+            SetHead(ues[u], std::nullopt);
             ues[u].rlcBytes = 0;
         }
+    }
+
+    /// @return the age of the UE's head of line at `now`, ms (0: its RLC queue is empty)
+    static double HolMs(const UeAgentState& s, Time now)
+    {
+        return s.headSince ? (now - *s.headSince).ToDouble(Time::MS) : 0.0;
+    }
+
+    /// The UE's head of line changed: the one leaving counts towards the step's maximum.
+    static void SetHead(UeAgentState& s, std::optional<Time> since)
+    {
+        s.stepHolMaxMs = std::max(s.stepHolMaxMs, HolMs(s, Simulator::Now()));
+        s.headSince = since;
+    }
+
+    void OnHead(uint16_t rnti, uint8_t lcid, std::optional<Time> since)
+    {
+        const int u = UeOfRnti(rnti);
+        if (u >= 0)
+        {
+            SetHead(ues[u], since);
+        }
+    }
+
+    void OnSojourn(uint16_t rnti, uint8_t lcid, Time sojourn)
+    {
+        const int u = UeOfRnti(rnti);
+        if (u < 0 || sojournPath.empty())
+        {
+            return;
+        }
+        if (!sojournFile.is_open())
+        {
+            sojournFile.open(sojournPath);
+            NS_ABORT_MSG_IF(!sojournFile, "cannot write SojournTraceFile " << sojournPath);
+            sojournFile << "time_s,ue,sojourn_ms\n";
+        }
+        sojournFile << Simulator::Now().GetSeconds() << "," << u << ","
+                    << sojourn.ToDouble(Time::MS) << std::endl;
     }
 
     /// Peel PPP / IPv4 / UDP / GTP-U headers; return the inner IPv4 header, if this is GTP-U,
@@ -355,7 +400,7 @@ struct XrcEnbAgent::Impl
         }
         XrcFeedbackTag tag;
         tag.rateMbps = FlowRate(static_cast<uint32_t>(flow));
-        tag.holMs = ues[flows[flow].ue].holMs;
+        tag.holMs = HolMs(ues[flows[flow].ue], Simulator::Now());
         tag.stampS = Simulator::Now().GetSeconds();
         // A byte tag covers the inner headers too, so it survives decapsulation at the gateways
         // and is still readable at the server's IP layer on a pure ACK. A packet tag survives
@@ -446,7 +491,14 @@ XrcEnbAgent::GetTypeId()
                             "RLC transmit buffer size, bytes (to count tail drops)",
                             UintegerValue(128 * 1500),
                             MakeUintegerAccessor(&XrcEnbAgent::SetMaxRlcBytes),
-                            MakeUintegerChecker<uint32_t>());
+                            MakeUintegerChecker<uint32_t>())
+              .AddAttribute("SojournTraceFile",
+                            "A diagnostic: write the RLC sojourn of every downlink SDU, from "
+                            "the PDCP's timestamp to its first byte leaving for the MAC, to "
+                            "this CSV file (time_s, ue, sojourn_ms); empty: none",
+                            StringValue(""),
+                            MakeStringAccessor(&XrcEnbAgent::SetSojournTraceFile),
+                            MakeStringChecker());
     return tid;
 }
 
@@ -479,6 +531,12 @@ void
 XrcEnbAgent::SetMaxRlcBytes(uint32_t bytes)
 {
     m_impl->maxRlcBytes = bytes;
+}
+
+void
+XrcEnbAgent::SetSojournTraceFile(std::string path)
+{
+    m_impl->sojournPath = std::move(path);
 }
 
 void
@@ -527,6 +585,24 @@ XrcEnbAgent::OnBufferDrained(uint16_t rnti, uint8_t lcid)
 }
 
 void
+XrcEnbAgent::OnHeadOfLine(uint16_t rnti, uint8_t lcid, std::optional<Time> since)
+{
+    m_impl->OnHead(rnti, lcid, since);
+}
+
+void
+XrcEnbAgent::OnSduSojourn(uint16_t rnti, uint8_t lcid, Time sojourn)
+{
+    m_impl->OnSojourn(rnti, lcid, sojourn);
+}
+
+bool
+XrcEnbAgent::WantsSojourns() const
+{
+    return !m_impl->sojournPath.empty();
+}
+
+void
 XrcEnbAgent::AddFlow(uint32_t flowId, uint32_t ueIndex, Ipv4Address serverAddress)
 {
     NS_ABORT_MSG_IF(ueIndex >= m_impl->ues.size(), "AddFlow: unknown UE " << ueIndex);
@@ -555,7 +631,7 @@ XrcEnbAgent::GetFlowRateMbps(uint32_t flowId) const
 double
 XrcEnbAgent::GetHolMs(uint32_t ueIndex) const
 {
-    return m_impl->ues.at(ueIndex).holMs;
+    return Impl::HolMs(m_impl->ues.at(ueIndex), Simulator::Now());
 }
 
 double
@@ -620,8 +696,8 @@ XrcEnbAgent::TakeStepStats(uint32_t ueIndex)
         out.capacityMbps = s.stepCapBytes * 8.0 / seconds / 1e6;
         out.txMbps = s.stepTxBytes * 8.0 / seconds / 1e6;
     }
-    out.holMs = s.holMs;
-    out.holMaxMs = std::max(s.stepHolMaxMs, s.holMs);
+    out.holMs = Impl::HolMs(s, Simulator::Now());
+    out.holMaxMs = std::max(s.stepHolMaxMs, out.holMs);
     out.rlcBytes = s.rlcBytes;
     out.rlcDrops = s.stepDrops;
     s.stepCapBytes = s.stepTxBytes = s.stepHolMaxMs = 0;

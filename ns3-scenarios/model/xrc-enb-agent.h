@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -26,8 +27,8 @@ struct XrcUeStepStats
     double capacityMbps{
         0};               //!< mean of the capacity estimate over the step (new TBs + free-RB share)
     double txMbps{0};     //!< new transport-block bytes sent in the step, as a rate
-    double holMs{0};      //!< latest RLC HoL delay
-    double holMaxMs{0};   //!< maximum HoL delay reported in the step
+    double holMs{0};      //!< RLC HoL delay at the step's end (the head's exact age), ms
+    double holMaxMs{0};   //!< largest HoL delay in the step, ms
     double rlcBytes{0};   //!< latest RLC transmit queue size
     uint32_t rlcDrops{0}; //!< packets dropped at the RLC because the buffer was full, in the step
 };
@@ -61,8 +62,9 @@ struct XrcRadio
  * NR: `NrGnbMac::DlScheduling`) plus the UE's share of unused resource blocks, averaged over the
  * last `WindowTtis` TTIs (NR: slots). Per flow: the
  * fair share C_i = C / active flows of the UE, a flow being active while its downlink packets
- * arrive less than `ActiveTimeout` apart. The RLC head-of-line delay comes from a
- * component-carrier-manager subclass (`DoReportBufferStatus`). Both values are written into an
+ * arrive less than `ActiveTimeout` apart. The RLC head-of-line delay is the exact age of the
+ * head of the UE's RLC transmit queue, which a carrier-manager subclass follows (XrcRlcWatch:
+ * buffer reports and PDUs between RLC and MAC). Both values are written into an
  * `XrcFeedbackTag` (byte tag and packet tag) on the flow's uplink ACKs as they leave the eNB, so
  * the sender sees them with the real uplink delay.
  */
@@ -101,8 +103,24 @@ class XrcEnbAgent : public Object
      */
     void OnTransportBlock(uint16_t rnti, int mcs, uint32_t bytes, bool occupiesRbs, bool newData);
 
-    /// @brief An adapter relayed an RLC buffer status report (HoL delay in ms).
+    /// @brief An adapter relayed an RLC buffer status report: its queue size (its HoL delay, in
+    /// whole ms, is not used: OnHeadOfLine gives the exact one).
     void OnBufferStatus(uint16_t rnti, uint8_t lcid, uint32_t txQueueBytes, uint16_t holMs);
+
+    /**
+     * @brief An adapter saw a data bearer's RLC head of line change.
+     * @param rnti the UE
+     * @param lcid the bearer (a UE's HoL is its latest bearer's: the scenarios have one)
+     * @param since the arrival at the RLC of the new head (none: the queue is empty)
+     */
+    void OnHeadOfLine(uint16_t rnti, uint8_t lcid, std::optional<Time> since);
+
+    /// @brief An adapter saw an SDU's first byte leave the RLC after `sojourn` there (written to
+    /// SojournTraceFile, if set).
+    void OnSduSojourn(uint16_t rnti, uint8_t lcid, Time sojourn);
+
+    /// @return whether SojournTraceFile is set (adapters then report the SDUs' sojourns)
+    bool WantsSojourns() const;
 
     /// @brief An adapter saw a data bearer's RLC buffer run empty.
     void OnBufferDrained(uint16_t rnti, uint8_t lcid);
@@ -155,7 +173,7 @@ class XrcEnbAgent : public Object
      */
     double GetFlowRateMbps(uint32_t flowId) const;
 
-    /// @return the UE's latest RLC HoL delay in ms
+    /// @return the UE's RLC HoL delay now (the age of its head of line; 0: empty), ms
     double GetHolMs(uint32_t ueIndex) const;
 
     /// @return the UE's capacity estimate (new TBs plus its share of idle RBs over the window),
@@ -215,6 +233,8 @@ class XrcEnbAgent : public Object
     /// @brief Set the RLC buffer size, in bytes. Kept for callers; the agent no longer needs it:
     /// it tells tail drops from discard-timer drops by whether the RLC queued the PDU.
     void SetMaxRlcBytes(uint32_t bytes);
+    /// @brief Write every downlink SDU's RLC sojourn to this CSV file (a diagnostic; "": none).
+    void SetSojournTraceFile(std::string path);
 
   private:
     struct Impl;

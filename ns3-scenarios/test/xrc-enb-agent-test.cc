@@ -276,8 +276,17 @@ class XrcEnbAgentTestCase : public TestCase
         // 1.9 per flow. UE 1: 0 leaves, 1000 enters: 4200 B = 8.4 Mbit/s.
         At(5.6, FLOW_RATE, 0, 1.9); // flow 0 rate, window slid
         At(5.6, FLOW_RATE, 2, 8.4); // flow 2 rate, window slid
-        // HoL: buffer reports of UE 0's data bearer at 5.2 (5000 B, 12 ms), 5.3 (6000 B, 30 ms)
-        // and 5.4 (2000 B, 8 ms); the latest counts, the step keeps the largest.
+        // HoL: the exact age of the head of UE 0's data bearer, as the watch tells its changes.
+        // 0.2: an SDU arrives at the empty queue (the head since 0.2). Buffer reports at 5.2
+        // (5000 B, 12 ms) and 5.4 (2000 B, 8 ms) give the queue; their whole-ms HoL is not used.
+        // 5.3: the head leaves at 5.1 ms of age, the next arrived at 3.05. At 5.45 the head is
+        // 2.4 ms old; UE 1 has none.
+        at(0.2,
+           [agent]
+           {
+               agent->OnHeadOfLine(7, 3, MicroSeconds(200));
+           });
+        At(4.6, HOL, 0, 4.4); // UE 0 HoL, the first head (4.6 - 0.2)
         at(5.2,
            [agent]
            {
@@ -286,19 +295,20 @@ class XrcEnbAgentTestCase : public TestCase
         at(5.3,
            [agent]
            {
-               agent->OnBufferStatus(7, 3, 6000, 30);
+               agent->OnHeadOfLine(7, 3, MicroSeconds(3050));
            });
         at(5.4,
            [agent]
            {
                agent->OnBufferStatus(7, 3, 2000, 8);
-               agent->OnBufferStatus(99, 3, 9999, 99); // an unknown RNTI: ignored
+               agent->OnBufferStatus(99, 3, 9999, 99);        // an unknown RNTI: ignored
+               agent->OnHeadOfLine(99, 3, MicroSeconds(100)); // ignored too
            });
-        At(5.45, HOL, 0, 8);          // UE 0 HoL
+        At(5.45, HOL, 0, 2.4);        // UE 0 HoL (5.45 - 3.05)
         At(5.45, RLC_BYTES, 0, 2000); // UE 0 RLC bytes
         At(5.45, HOL, 1, 0);          // UE 1 HoL
         // 5.6: uplink ACKs leave with the feedback of their flow: flow 0 (UE 0's end, to server
-        // 1.0.0.1): 1.9 Mbit/s, HoL 8 ms; flow 2 (UE 1's end 7.0.0.3:5000): 8.4, HoL 0; a packet
+        // 1.0.0.1): 1.9 Mbit/s, HoL 2.55 ms; flow 2 (UE 1's end 7.0.0.3:5000): 8.4, HoL 0; a packet
         // of no declared flow gets no tag.
         Ptr<Packet> ack0 = Gtpu("7.0.0.2", 6000, "1.0.0.1", 80);
         Ptr<Packet> ack2 = Gtpu("7.0.0.3", 5000, "1.0.0.1", 80);
@@ -316,8 +326,8 @@ class XrcEnbAgentTestCase : public TestCase
                dev->macTx(ack2);
                dev->macTx(other);
            });
-        // The step from 4.6 to 5.7 holds one TTI (5.5): 500 B in 1 ms = 4.0 Mbit/s; HoL 8,
-        // its maximum 30, 2000 B queued.
+        // The step from 4.6 to 5.7 holds one TTI (5.5): 500 B in 1 ms = 4.0 Mbit/s; HoL 2.65
+        // (5.7 - 3.05), its maximum 5.1 (the head that left at 5.3), 2000 B queued.
         XrcUeStepStats step0b;
         at(5.7,
            [&, agent]
@@ -379,18 +389,19 @@ class XrcEnbAgentTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ_TOL(step0.txMbps, 0.8, 1e-9, "UE 0 step new-TB rate");
         NS_TEST_EXPECT_MSG_EQ_TOL(step1.capacityMbps, 5.12, 1e-9, "UE 1 step capacity");
         NS_TEST_EXPECT_MSG_EQ_TOL(step1.txMbps, 0.64, 1e-9, "UE 1 step new-TB rate");
-        NS_TEST_EXPECT_MSG_EQ(step0.holMs, 0, "no report before 4.6");
+        NS_TEST_EXPECT_MSG_EQ_TOL(step0.holMs, 4.4, 1e-9, "the first head's age at 4.6");
+        NS_TEST_EXPECT_MSG_EQ_TOL(step0.holMaxMs, 4.4, 1e-9, "no head left before 4.6");
         NS_TEST_EXPECT_MSG_EQ_TOL(step0b.capacityMbps, 4.0, 1e-9, "one TTI's capacity");
         NS_TEST_EXPECT_MSG_EQ(step0b.txMbps, 0, "no new TB in that TTI");
-        NS_TEST_EXPECT_MSG_EQ(step0b.holMs, 8, "the latest HoL");
-        NS_TEST_EXPECT_MSG_EQ(step0b.holMaxMs, 30, "the step's largest HoL");
+        NS_TEST_EXPECT_MSG_EQ_TOL(step0b.holMs, 2.65, 1e-9, "the head's age at the step's end");
+        NS_TEST_EXPECT_MSG_EQ_TOL(step0b.holMaxMs, 5.1, 1e-9, "the step's largest HoL");
         NS_TEST_EXPECT_MSG_EQ(step0b.rlcBytes, 2000, "the latest queue");
         NS_TEST_EXPECT_MSG_EQ(step0b.rlcDrops, 0, "no drop");
         // The feedback tags.
         XrcFeedbackTag tag;
         NS_TEST_ASSERT_MSG_EQ(ack0->PeekPacketTag(tag), true, "flow 0's ACK is tagged");
         NS_TEST_EXPECT_MSG_EQ_TOL(tag.rateMbps, 1.9, 1e-9, "flow 0's fair share");
-        NS_TEST_EXPECT_MSG_EQ(tag.holMs, 8, "UE 0's HoL");
+        NS_TEST_EXPECT_MSG_EQ_TOL(tag.holMs, 2.55, 1e-9, "UE 0's HoL (5.6 - 3.05)");
         NS_TEST_EXPECT_MSG_EQ_TOL(tag.stampS, 0.0056, 1e-12, "the time it left");
         NS_TEST_ASSERT_MSG_EQ(ack2->PeekPacketTag(tag), true, "flow 2's ACK is tagged");
         NS_TEST_EXPECT_MSG_EQ_TOL(tag.rateMbps, 8.4, 1e-9, "flow 2's fair share");

@@ -1,14 +1,19 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // Unit tests of the RLC watch (xrc-rlc-watch.h) that both carrier managers call: which buffer
-// status reports reach XRC's agent, and when a transmit opportunity says the buffer ran empty.
-// Each call and its expected effect are worked out in the comments. UE 7 (RNTI), data bearer
-// LCID 3; LCIDs 1 and 2 are signalling bearers. The RLC's slack is 4 bytes.
+// status reports reach XRC's agent, when a transmit opportunity says the buffer ran empty, and
+// the exact age of the head of line from its copy of the RLC UM transmit queue. Each call and its
+// expected effect are worked out in the comments. UE 7 (RNTI), data bearer LCID 3; LCIDs 1 and 2
+// are signalling bearers. The RLC's slack is 4 bytes.
 #include "xrc-rlc-watch.h"
 
+#include "ns3/simulator.h"
 #include "ns3/test.h"
 
 #include <cstdint>
+#include <functional>
+#include <optional>
 #include <tuple>
+#include <utility>
 #include <vector>
 
 using namespace ns3;
@@ -130,6 +135,171 @@ class RlcWatchDrainTestCase : public TestCase
     }
 };
 
+/// The head of line: the watch's copy of the RLC UM transmit queue, at NR's 125 us slots (mu 3).
+class RlcWatchHeadTestCase : public TestCase
+{
+  public:
+    RlcWatchHeadTestCase()
+        : TestCase("RLC watch: the head of line's exact age from reports and PDUs")
+    {
+    }
+
+  private:
+    /// Run `f` at `us` microseconds.
+    static void At(int64_t us, std::function<void()> f)
+    {
+        Simulator::Schedule(MicroSeconds(us), f);
+    }
+
+    /// One opportunity of `bytes` to (7, 3), answered with one PDU of `pdu` bytes (0: none).
+    static void Op(XrcRlcWatch& w, uint32_t bytes, uint32_t pdu)
+    {
+        w.BeginTxOp(7, 3);
+        if (pdu > 0)
+        {
+            w.Pdu(7, 3, pdu);
+        }
+        w.EndTxOp(7, 3, bytes);
+    }
+
+    void DoRun() override
+    {
+        // The RLC UM header of a PDU of n fields: 2 fixed bytes, then 2, 1, 2, ... bytes per
+        // length indicator (one per field after the first).
+        NS_TEST_EXPECT_MSG_EQ(XrcRlcWatch::UmHeaderBytes(1), 2, "one field");
+        NS_TEST_EXPECT_MSG_EQ(XrcRlcWatch::UmHeaderBytes(2), 4, "two fields");
+        NS_TEST_EXPECT_MSG_EQ(XrcRlcWatch::UmHeaderBytes(3), 5, "three fields");
+        NS_TEST_EXPECT_MSG_EQ(XrcRlcWatch::UmHeaderBytes(4), 7, "four fields");
+
+        XrcRlcWatch w;
+        // (time, new head's arrival or -1 when empty), in us
+        std::vector<std::pair<int64_t, int64_t>> heads;
+        w.head = [&heads](uint16_t rnti, uint8_t lcid, std::optional<Time> since)
+        {
+            heads.emplace_back(Simulator::Now().GetMicroSeconds(),
+                               since ? since->GetMicroSeconds() : -1);
+        };
+        std::vector<int64_t> sojourns; // us
+        w.sojourn = [&sojourns](uint16_t, uint8_t, Time t)
+        {
+            sojourns.push_back(t.GetMicroSeconds());
+        };
+        uint32_t drains = 0;
+        w.drain = [&drains](uint16_t, uint8_t)
+        {
+            ++drains;
+        };
+        std::optional<Time> head500;
+        uint32_t bytes500 = 0;
+        std::optional<Time> head800;
+        uint32_t bytes800 = 0;
+
+        // 100 us: an SDU of 1000 B reaches the empty queue; the RLC reports 1000 + 2 at once:
+        // head since 100 (event 1).
+        At(100,
+           [&w]
+           {
+               w.Report(7, 3, 1002, 0);
+           });
+        // 350: an SDU of 500 B: 1002 + 502 = 1504; the head stays. 400: the RLC's timer
+        // reports the same 1504: nothing arrived. A signalling bearer's report is not copied.
+        At(350,
+           [&w]
+           {
+               w.Report(7, 3, 1504, 0);
+           });
+        At(400,
+           [&w]
+           {
+               w.Report(7, 3, 1504, 0);
+               w.Report(7, 1, 70, 0);
+           });
+        // 500: an opportunity of 600 B; the RLC segments the head: a PDU of 2 + 598. The head's
+        // rest (402 B) keeps its arrival: 402 + 2 + 500 + 2 = 906 as the RLC would report.
+        At(500,
+           [&w, &head500, &bytes500]
+           {
+               Op(w, 600, 600);
+               w.SduLeft(7, 3, MicroSeconds(100)); // the head's first byte left after 400 us
+               head500 = w.HeadSince(7, 3);
+               bytes500 = w.QueuedBytes(7, 3);
+           });
+        // 625 (the next slot): 1000 B offered; the RLC sends the rest and the second SDU,
+        // 2 + 2 + 402 + 500 = 906 (n = 1 fields would hold 904 > 402 B; n = 2 hold 902 = 902):
+        // the queue is empty (event 2), the opportunity drained it (906 + 4 < 1000).
+        At(625,
+           [&w]
+           {
+               Op(w, 1000, 906);
+               w.SduLeft(7, 3, MicroSeconds(350));
+           });
+        // 700, 710, 720: SDUs of 1200, 1400 and 60 B (reports 1202, 2604, 2666): head since
+        // 700 (event 3).
+        At(700,
+           [&w]
+           {
+               w.Report(7, 3, 1202, 0);
+           });
+        At(710,
+           [&w]
+           {
+               w.Report(7, 3, 2604, 0);
+           });
+        At(720,
+           [&w]
+           {
+               w.Report(7, 3, 2666, 0);
+           });
+        // 750: a PDU of 2000 B: 2 fields, 4 + 1996 bytes: the first SDU whole and 796 B of the
+        // second: head since 710 (event 4), 604 + 2 + 60 + 2 = 668 queued.
+        At(750,
+           [&w]
+           {
+               Op(w, 2000, 2000);
+           });
+        At(800,
+           [&w, &head800, &bytes800]
+           {
+               head800 = w.HeadSince(7, 3);
+               bytes800 = w.QueuedBytes(7, 3);
+           });
+        // 875: the RLC reports 62 B, less than the copy's 668: 606 B left from the front (the
+        // second SDU's rest with its estimate): head since 720 (event 5).
+        At(875,
+           [&w]
+           {
+               w.Report(7, 3, 62, 0);
+           });
+        // 1000: the RLC reports an empty queue: no head (event 6).
+        At(1000,
+           [&w]
+           {
+               w.Report(7, 3, 0, 0);
+           });
+        Simulator::Run();
+        Simulator::Destroy();
+
+        NS_TEST_ASSERT_MSG_EQ(head500.has_value(), true, "a head at 500 us");
+        NS_TEST_EXPECT_MSG_EQ(head500->GetMicroSeconds(), 100, "the segmented head's arrival");
+        NS_TEST_EXPECT_MSG_EQ(bytes500, 906, "the rest and the second SDU, as reported");
+        NS_TEST_ASSERT_MSG_EQ(head800.has_value(), true, "a head at 800 us");
+        NS_TEST_EXPECT_MSG_EQ(head800->GetMicroSeconds(), 710, "the second SDU of three");
+        NS_TEST_EXPECT_MSG_EQ(bytes800, 668, "its rest and the third");
+        NS_TEST_EXPECT_MSG_EQ(drains, 1, "the 1000-B opportunity drained the buffer");
+        const std::vector<std::pair<int64_t, int64_t>> want{
+            {100, 100}, {625, -1}, {700, 700}, {750, 710}, {875, 720}, {1000, -1}};
+        NS_TEST_ASSERT_MSG_EQ(heads.size(), want.size(), "six head changes");
+        for (std::size_t i = 0; i < want.size(); ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ(heads[i].first, want[i].first, "time of head change " << i);
+            NS_TEST_EXPECT_MSG_EQ(heads[i].second, want[i].second, "head of change " << i);
+        }
+        NS_TEST_ASSERT_MSG_EQ(sojourns.size(), 2, "two SDUs' first bytes left");
+        NS_TEST_EXPECT_MSG_EQ(sojourns[0], 400, "the first SDU's sojourn");
+        NS_TEST_EXPECT_MSG_EQ(sojourns[1], 275, "the second's");
+    }
+};
+
 class XrcRlcWatchTestSuite : public TestSuite
 {
   public:
@@ -138,6 +308,7 @@ class XrcRlcWatchTestSuite : public TestSuite
     {
         AddTestCase(new RlcWatchReportTestCase, Duration::QUICK);
         AddTestCase(new RlcWatchDrainTestCase, Duration::QUICK);
+        AddTestCase(new RlcWatchHeadTestCase, Duration::QUICK);
     }
 };
 

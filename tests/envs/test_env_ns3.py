@@ -135,7 +135,7 @@ def test_close_ends_the_simulator():
     assert not _pid_alive(pid)
 
 
-def test_a_trace_environment_dropped_without_close_leaves_no_capacity_folder():
+def test_a_trace_environment_dropped_without_close_leaves_no_capacity_or_draws_folder():
     import gc
     from pathlib import Path
 
@@ -143,11 +143,13 @@ def test_a_trace_environment_dropped_without_close_leaves_no_capacity_folder():
     env = gym.make("CellGym/LteSingleFlow-v0", scenario=trace)
     env.reset(seed=1)
     session = env.unwrapped._session
-    folder, pid = Path(session._capacity.folder), session.pid
-    assert (folder / "capacity.txt").is_file() and _pid_alive(pid)
+    capacity, draws = Path(session._capacity.folder), Path(session._draws.folder)
+    pid = session.pid
+    assert (capacity / "capacity.txt").is_file() and (draws / "draws.txt").is_file()
+    assert _pid_alive(pid)
     del env, session
     gc.collect()
-    assert not folder.exists() and not _pid_alive(pid)
+    assert not capacity.exists() and not draws.exists() and not _pid_alive(pid)
 
 
 def test_killing_the_python_parent_leaves_no_ns3_process(tmp_path):

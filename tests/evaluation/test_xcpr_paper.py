@@ -128,17 +128,23 @@ def test_committed_numbers_bear_out_the_reports_claims() -> None:
     # The findings' prose states directions; the committed numbers must still show them.
     numbers, _ = _committed()
     study = numbers["timeouts"]
-    for name, _, _ in xp.VARIANTS:  # "XCP-r spends no less time at a one-segment window"
+    for name, _, _ in xp.VARIANTS:  # "no clearly shorter time at a one-segment window"
         a, b = (study[f"{xp._key(1, c, 0.3, xp.TIMEOUT_BUFFER)}|{name}"] for c in ("xcpr", "xcp"))
-        one = [np.mean([np.mean(s["one_segment_s_per_flow"]) for s in e["seeds"]]) for e in (a, b)]
-        assert one[0] >= one[1], name
+        x, y = (xr._per_seed(e, "one_segment_s_per_flow") for e in (a, b))
+        _, hi = xr._boot(x, y)
+        assert hi >= 0, name  # the interval of XCP-r minus XCP includes zero or favours XCP
+        u, v = (xr._per_seed(e, "utilisation_halved") for e in (a, b))
+        lo, _ = xr._boot(u, v)
+        assert lo <= 0, name  # "no clearly larger share of the halved capacity"
     outage = numbers["outage"]
-    # Fast backend: XCP-r back in every run, sooner than any XCP run, with and without loss;
-    # XCP under ACK loss has runs not back by the end.
+    # Fast backend: XCP-r back in every run, most runs within 0.5 s and sooner than any XCP
+    # run, with and without loss (one of ten seeds with 30 % ACK loss took 3.9 s); XCP under
+    # ACK loss has runs not back by the end.
     for loss in (0, 30):
         xcpr = _backs(outage, f"xcpr_loss{loss}|fast")
         xcp = [b for b in _backs(outage, f"xcp_loss{loss}|fast") if b is not None]
-        assert None not in xcpr and max(xcpr) <= 0.5 and max(xcpr) < min(xcp)
+        assert None not in xcpr and np.median(xcpr) <= 0.5
+        assert sum(b < min(xcp) for b in xcpr) >= 0.8 * len(xcpr)
     assert None in _backs(outage, "xcp_loss30|fast")
     # ns-3: XCP-r slower than XCP (the means of the runs that are back).
     for loss in (0, 30):

@@ -50,12 +50,6 @@ def _same(a, b) -> bool:
     return a == b
 
 
-@pytest.mark.xfail(
-    strict=True,
-    reason="docs/calibration/calibration.json predates the shared draws (cellgym.draws): the fast "
-    "runs now take the draws ns-3 takes; regenerate it (python -m evaluation.experiments."
-    "calibrate) and remove this mark",
-)
 def test_fast_calibration_runs_are_golden():
     runs = calibration_runs()
     assert len(runs) >= 40

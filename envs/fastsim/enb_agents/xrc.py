@@ -3,8 +3,10 @@
 Per UE, the capacity of a slot (LTE: the 1 ms TTI) = bytes of new transport blocks + the UE's
 share of idle RBs at its last MCS, summed over ``xrc_window_ttis`` slots (``_agent_slot``); a
 flow's C_i = UE capacity / its active flows (active: a packet in the last ``active_timeout_ms``),
-the window's bytes over its length in time; HoL = now - arrival of the RLC head packet (the first
-not yet transmitted), per 1 ms tick (``_agent_end_tti``).
+the window's bytes over its length in time; HoL = the age of the RLC head packet (the first not
+yet transmitted) at the end of every slot (``_agent_hol``): the slot's end minus the start of the
+slot it arrived in, in ms at the slots' resolution (NR: 1 / 2**numerology ms), as ns-3's agent
+takes the head's exact age; the step keeps the latest and the largest.
 Both are stored by time (``fbr``) and stamped on the ACK as it passes the eNB, so the sender
 (``senders/xrc.py``) sees them after the uplink core delay, as ns-3's agent tag.
 """
@@ -101,20 +103,32 @@ def _agent_slot(b, t, slot, p, fc, fi, ue, capr, tbs, trc):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _agent_end_tti(b, t, p, fc, fi, ue, ui, rlc, fbr):
-    """The XRC agent closes the 1 ms tick: HoL, feedback values by time."""
+def _agent_hol(b, slot, p, ue, ui, rlc):
+    """The XRC agent's HoL at the end of ``slot``: the age of each UE's RLC head packet, ms.
+
+    The head arrived at the start of slot ``R_ARR``, so at the end of ``slot`` it is
+    ``slot + 1 - R_ARR`` slots old. A packet leaves as the slot sending its last byte begins,
+    so the largest age a head reaches at a slot's end is its sojourn in the RLC.
+    """
     q = rlc.shape[2]
+    spm = p[P_SLOTS_PER_MS]
     for u in range(ue.shape[1]):
-        ue[b, u, U_O_TTIS] += 1.0
         if ui[b, u, UI_RLC_LEN] > ui[b, u, UI_HELD]:
             h = ui[b, u, UI_RLC_HEAD] + ui[b, u, UI_HELD]
             if h >= q:
                 h -= q
-            hol = float(t - rlc[b, u, h, R_ARR])
+            hol = (slot + 1 - rlc[b, u, h, R_ARR]) / spm
         else:
             hol = 0.0
         ue[b, u, U_HOL] = hol
         ue[b, u, U_O_HOLMAX] = max(ue[b, u, U_O_HOLMAX], hol)
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _agent_end_tti(b, t, p, fc, fi, ue, fbr):
+    """The XRC agent closes the 1 ms tick: feedback values (rate, the latest HoL) by time."""
+    for u in range(ue.shape[1]):
+        ue[b, u, U_O_TTIS] += 1.0
     ring = fbr.shape[2]
     slot = t & (ring - 1)
     for f in range(fi.shape[1]):

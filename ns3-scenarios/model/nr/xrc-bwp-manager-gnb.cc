@@ -4,6 +4,7 @@
 #include "ns3/bwp-manager-algorithm.h"
 #include "ns3/nr-gnb-mac.h"
 #include "ns3/nr-gnb-rrc.h"
+#include "ns3/nr-pdcp-tag.h"
 #include "ns3/pointer.h"
 
 namespace ns3
@@ -68,6 +69,21 @@ void
 XrcBwpManagerGnb::DoTransmitPdu(NrMacSapProvider::TransmitPduParameters params)
 {
     m_watch.Pdu(params.rnti, params.lcid, params.pdu->GetSize());
+    if (m_watch.sojourn)
+    {
+        // The PDCP stamps each SDU (a byte tag on its header) as it hands it to the RLC.
+        ByteTagIterator tags = params.pdu->GetByteTagIterator();
+        while (tags.HasNext())
+        {
+            const ByteTagIterator::Item item = tags.Next();
+            if (item.GetTypeId() == NrPdcpTag::GetTypeId())
+            {
+                NrPdcpTag stamp;
+                item.GetTag(stamp);
+                m_watch.SduLeft(params.rnti, params.lcid, stamp.GetSenderTimestamp());
+            }
+        }
+    }
     BwpManagerGnb::DoTransmitPdu(params);
 }
 

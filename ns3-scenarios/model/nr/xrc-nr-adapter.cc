@@ -364,6 +364,17 @@ XrcNrAdapter::Install(Ptr<XrcEnbAgent> agent,
     {
         a->OnBufferDrained(rnti, lcid);
     };
+    ccm->Watch().head = [a](uint16_t rnti, uint8_t lcid, std::optional<Time> since)
+    {
+        a->OnHeadOfLine(rnti, lcid, since);
+    };
+    if (a->WantsSojourns())
+    {
+        ccm->Watch().sojourn = [a](uint16_t rnti, uint8_t lcid, Time sojourn)
+        {
+            a->OnSduSojourn(rnti, lcid, sojourn);
+        };
+    }
     agent->InstallRadio(std::move(radio), gnbDevice, s1uDevice);
 }
 
