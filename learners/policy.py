@@ -128,12 +128,16 @@ class PPOPolicy:
         )
 
     def export_sb3(
-        self, model_path: str | Path, vecnormalize_path: str | Path | None = None
+        self,
+        model_path: str | Path,
+        vecnormalize_path: str | Path | None = None,
+        num_timesteps: int = 0,
     ) -> None:
         """Write an SB3 ``PPO`` model (and its ``VecNormalize``) equal to this policy.
 
         The pair is what ``workflows/train.py`` writes (``model.zip``, ``vecnormalize.pkl``), so
         ``evaluate.py`` and ``agents.factory.NormalizedPolicy`` use it like any SB3 run.
+        ``num_timesteps`` is recorded in the model (SB3's ``num_timesteps``: the steps trained).
         """
         import gymnasium as gym
         from stable_baselines3 import PPO as Sb3PPO
@@ -171,6 +175,7 @@ class PPOPolicy:
                 device="cpu",
             )
         model.policy.load_state_dict(self.net.state_dict())
+        model.num_timesteps = int(num_timesteps)
         model.save(str(model_path))
         if vecnormalize_path is not None:
             vn = VecNormalize(
