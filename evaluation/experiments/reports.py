@@ -39,8 +39,9 @@ from evaluation.experiments import inputs
 def provenance_of(path: Path) -> dict[str, Any]:
     """The provenance record in a report's JSON (a calibration table keeps it under ``meta``)."""
     data = json.loads(Path(path).read_text())
-    tabular = "meta" in data and "rows" in data
-    return data["meta"]["provenance"] if tabular else data["provenance"]
+    if "provenance" in data:
+        return data["provenance"]
+    return data["meta"]["provenance"]
 
 
 @dataclass(frozen=True)
@@ -166,7 +167,7 @@ REPORTS: tuple[Report, ...] = (
         "docs/transfer/numbers.json",
         "evaluation.transfer",
         inputs.TRANSFER,
-        ("--out", "docs/transfer", "--jobs", "2"),
+        ("--out", "docs/transfer", "--jobs", "2", "--sim-time-s", "10"),
         optional=True,
     ),
 )

@@ -93,3 +93,19 @@ def test_sigkill_to_the_regeneration_ends_the_experiment(tmp_path: Path) -> None
     finally:
         driver.kill()
         driver.wait()
+
+
+def test_provenance_is_read_from_the_top_level_first(tmp_path: Path) -> None:
+    """A report whose JSON has ``meta`` and ``rows`` beside its own ``provenance`` (the transfer
+    report) is read from the top level; a calibration table keeps it under ``meta``."""
+    import json
+
+    from evaluation.experiments.reports import provenance_of
+
+    both = tmp_path / "transfer.json"
+    numbers = {"rows": [], "meta": {"wall_s": 1.0}, "provenance": {"commit": "a"}}
+    both.write_text(json.dumps(numbers))
+    table = tmp_path / "calibration.json"
+    table.write_text(json.dumps({"rows": [], "meta": {"provenance": {"commit": "b"}}}))
+    assert provenance_of(both) == {"commit": "a"}
+    assert provenance_of(table) == {"commit": "b"}
