@@ -211,11 +211,21 @@ class PeriodicEvalCallback(BaseCallback):
     def _run(self, controller: str, policy: Any = None) -> dict[str, float]:
         return history_row(self.evaluate_fn(controller, policy))
 
+    def current_policy(self) -> Any:
+        """The policy to evaluate now: the model behind its observation normalisation."""
+        venv = self.model.get_vec_normalize_env()
+        return NormalizedPolicy(self.model, venv, self.features, self.deterministic)
+
+    def save_best(self) -> None:
+        """Keep the current model as ``best_model.zip`` (and ``best_vecnormalize.pkl``)."""
+        self.model.save(self.run_dir / "best_model.zip")
+        venv = self.model.get_vec_normalize_env()
+        if venv is not None:
+            venv.save(str(self.run_dir / "best_vecnormalize.pkl"))
+
     def evaluate(self) -> dict[str, dict[str, float]]:
         """Evaluate now; log, append to ``eval_history.csv``, keep the best model."""
-        venv = self.model.get_vec_normalize_env()
-        policy = NormalizedPolicy(self.model, venv, self.features, self.deterministic)
-        rows = {self.label: self._run(self.label, policy)}
+        rows = {self.label: self._run(self.label, self.current_policy())}
         for name in self.baselines:
             if name not in self._baseline_rows:
                 self._baseline_rows[name] = self._run(name)
@@ -240,9 +250,7 @@ class PeriodicEvalCallback(BaseCallback):
         score = rows[self.label]["reward_mean"]
         if np.isfinite(score) and score > self.best_reward:
             self.best_reward = score
-            self.model.save(self.run_dir / "best_model.zip")
-            if venv is not None:
-                venv.save(str(self.run_dir / "best_vecnormalize.pkl"))
+            self.save_best()
             log.info("new best model at %d steps: reward %.4f", self.num_timesteps, score)
         return rows
 

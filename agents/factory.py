@@ -66,7 +66,15 @@ class NormalizedPolicy:
 
 
 def algo_class(name: str) -> type:
-    """The SB3 / sb3-contrib class called ``name``."""
+    """The SB3 / sb3-contrib class called ``name``: the class that loads its saved models.
+
+    ``FastPPO`` (``learners.ppo``) saves SB3 ``PPO`` models (``PPOPolicy.export_sb3``), so its
+    runs load as ``PPO``.
+    """
+    if name == "FastPPO":
+        from stable_baselines3 import PPO
+
+        return PPO
     if name == "RecurrentPPO":
         from sb3_contrib import RecurrentPPO
 
@@ -97,11 +105,17 @@ KWARG_RANGES: dict[str, tuple[float | None, float | None, bool]] = {
     "max_grad_norm": (0.0, None, True),
     "target_policy_noise": (0.0, None, False),
     "target_noise_clip": (0.0, None, False),
+    "cells_scale": (1, None, False),
+    "torch_threads": (0, None, False),
+    "update_threads": (0, None, False),
 }
 
 
 def check_agent_kwargs(algo: str, kwargs: dict[str, Any], where: str = "agent.kwargs") -> None:
     """Check ``agent.kwargs`` against the constructor of ``algo`` before any model is built.
+
+    ``FastPPO``'s arguments are ``cellgym.vocab.FAST_PPO_KWARGS`` (``learners.run.check_config``
+    checks the rest of its config).
 
     Raises:
         SpecError: For a name the constructor does not take (listing the ones it does, with a
@@ -113,13 +127,18 @@ def check_agent_kwargs(algo: str, kwargs: dict[str, Any], where: str = "agent.kw
 
     from cellgym.vocab import SpecError, check_above, check_range
 
-    params = inspect.signature(algo_class(algo).__init__).parameters
-    allowed = sorted(
-        n
-        for n, p in params.items()
-        if n != "self" and not n.startswith("_") and n not in _SET_BY_FACTORY
-        and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
-    )  # fmt: skip
+    if algo == "FastPPO":  # learners.ppo: its own arguments
+        from cellgym.vocab import FAST_PPO_KWARGS
+
+        allowed = sorted(FAST_PPO_KWARGS)
+    else:
+        params = inspect.signature(algo_class(algo).__init__).parameters
+        allowed = sorted(
+            n
+            for n, p in params.items()
+            if n != "self" and not n.startswith("_") and n not in _SET_BY_FACTORY
+            and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)
+        )  # fmt: skip
     for name, value in kwargs.items():
         if name not in allowed:
             close = difflib.get_close_matches(str(name), allowed, n=1)

@@ -13,9 +13,13 @@ rules are the paper's:
   closes the gap to ``twnd`` within ``ramp_rtts`` RTTs; past ``twnd`` it grows one segment per RTT;
   when ``delta`` exceeds the budget the window is reset to ``twnd``; with an Internet bottleneck it
   behaves as standard TCP (alpha = 1: one segment per RTT, halving on loss);
-- unfairness mode: after ``unfair_rtts`` RTTs in which the delay stays above the budget although the
-  window sits at ``twnd`` (a competitor is filling the buffer), alpha becomes ``unfair_alpha`` until
-  the delay falls below the budget or a loss occurs;
+- unfairness mode: only at a cellular bottleneck (``HoL_exp > budget``; the paper: "when XRC flow
+  competes with non-XRC flows at a wireless bottleneck"), after ``unfair_rtts`` RTTs in which the
+  delay stays above the budget although the window sits at ``twnd`` (a competitor is filling the
+  buffer), alpha becomes ``unfair_alpha`` until the delay falls below the budget, the head of the
+  RLC queue falls within the budget, or a loss occurs. An end-to-end delay above the budget while
+  the RLC head is within it (the scheduler's turn-taking among many UEs, delayed ACKs) resets the
+  window to ``twnd`` but never counts toward the unfairness mode;
 - loss recovery and slow start are left to ns-3's TCP machinery, which the agent's congestion ops
   follow in recovery.
 
@@ -105,8 +109,11 @@ class XrcPolicy(BaselinePolicy):
             self.mode = "internet"
             self._unfair = False
             return cwnd + per_rtt  # alpha = 1: standard TCP; losses halve it in ns-3's recovery
+        if hol <= self.budget_ms:  # not a cellular bottleneck: no competitor to push back
+            self._high_delay_ms = 0.0
+            self._unfair = False
         if delta > self.budget_ms:
-            if cwnd <= twnd * 1.05:
+            if cwnd <= twnd * 1.05 and hol > self.budget_ms:
                 self._high_delay_ms += self.step_ms
             if self._high_delay_ms >= self.unfair_rtts * rtt_min:
                 self._unfair = True

@@ -27,8 +27,9 @@ ACTION_MODES: tuple[str, ...] = ("cwnd", "rate")
 #: ``max_change``, the largest factor by which one step changes the window or rate: (low, high].
 MAX_CHANGE_RANGE: tuple[float, float] = (1.0, 100.0)
 
-#: Training algorithms by class name (Stable-Baselines3, and RecurrentPPO from sb3-contrib).
-ALGORITHMS: tuple[str, ...] = ("PPO", "A2C", "SAC", "TD3", "RecurrentPPO")
+#: Training algorithms by class name (Stable-Baselines3, RecurrentPPO from sb3-contrib, and
+#: FastPPO: ``learners.ppo`` over the fast backend's cells as arrays, saved as an SB3 PPO model).
+ALGORITHMS: tuple[str, ...] = ("PPO", "A2C", "SAC", "TD3", "RecurrentPPO", "FastPPO")
 #: The off-policy ones (a replay buffer is saved with their checkpoints).
 OFF_POLICY_ALGORITHMS: tuple[str, ...] = ("SAC", "TD3")
 #: ``<algo>:<path>`` prefixes of checkpoint controller names, mapped to the class names.
@@ -39,7 +40,29 @@ ALGORITHM_PREFIXES: dict[str, str] = {
     "td3": "TD3",
     "recurrentppo": "RecurrentPPO",
     "recurrent_ppo": "RecurrentPPO",
+    "fastppo": "FastPPO",
+    "fast_ppo": "FastPPO",
 }
+#: ``agent.kwargs`` of FastPPO (``learners.run``): SB3 PPO's arguments that it implements, under
+#: SB3's names, its torch thread counts and ``cells_scale`` (every batch of cells that many times
+#: larger).
+FAST_PPO_KWARGS: tuple[str, ...] = (
+    "n_steps",
+    "batch_size",
+    "n_epochs",
+    "learning_rate",
+    "gamma",
+    "gae_lambda",
+    "clip_range",
+    "ent_coef",
+    "vf_coef",
+    "max_grad_norm",
+    "normalize_advantage",
+    "target_kl",
+    "torch_threads",
+    "update_threads",
+    "cells_scale",
+)
 
 #: Observation feature sets a learned policy sees: the raw observation, or XRC-style derived
 #: features (``agents/features.py``).

@@ -85,16 +85,18 @@ START_METHODS: tuple[str, ...] = ("forkserver", "spawn", "fork")
 
 @dataclass
 class AgentConfig:
-    """A Stable-Baselines3 (or sb3-contrib) algorithm.
+    """A Stable-Baselines3 (or sb3-contrib) algorithm, or ``learners.ppo`` (``FastPPO``).
 
     Attributes:
         name: Label for run directories and reports.
-        algo: Class name: PPO, A2C, SAC, TD3 (``stable_baselines3``) or RecurrentPPO
-            (``sb3_contrib``).
+        algo: Class name: PPO, A2C, SAC, TD3 (``stable_baselines3``), RecurrentPPO
+            (``sb3_contrib``) or FastPPO (``learners.ppo``: PPO over the fast backend's cells
+            as arrays, saved as an SB3 PPO model; ``learners.run.check_config`` says what it
+            refuses).
         policy: Policy class name (``MlpPolicy``; ``MlpLstmPolicy`` for RecurrentPPO).
         net_arch: Hidden layer sizes of the policy and value networks.
         policy_kwargs: Further policy constructor arguments (``net_arch`` is set from above).
-        kwargs: Constructor arguments passed unchanged.
+        kwargs: Constructor arguments passed unchanged (FastPPO: ``cellgym.vocab.FAST_PPO_KWARGS``).
     """
 
     name: str = MISSING

@@ -6,7 +6,16 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("cellgym", "envs", "agents", "baselines", "configs", "evaluation", "workflows")
+PACKAGES = (
+    "cellgym",
+    "envs",
+    "agents",
+    "baselines",
+    "configs",
+    "evaluation",
+    "learners",
+    "workflows",
+)
 #: Modules that are tables rather than code (generated or transcribed from a standard).
 TABLES = {"cellgym/proto/ns3opengym_pb2.py", "envs/fastsim/tables.py"}
 MAX_LINES = 650  # "about 600"

@@ -115,6 +115,7 @@ def train_help() -> str:
         ("total_timesteps=N", "environment steps of training (over all cells)"),
         ("seed=N", "the run's seed (null: drawn, kept in seed.txt)"),
         ("agent.kwargs.<arg>=V", f"constructor arguments of {', '.join(ALGORITHMS)}"),
+        ("agent=fast_ppo", "PPO over the fast cells as arrays (learners.ppo; backend=fast)"),
         ("checkpoint_freq=N", "steps between checkpoints (rounded up to whole rollouts)"),
         ("keep_replay_buffers=B", "keep every checkpoint's replay buffer (default: the latest)"),
         ("resume=<run_dir>", "continue a stopped run from its latest checkpoint"),
@@ -125,8 +126,8 @@ def train_help() -> str:
         ("eval_baselines=[..]", "controllers compared with the policy at the end (below)"),
     ]
     lines = [
-        "train.py: train a Stable-Baselines3 agent on a CellGym scenario, then compare it with",
-        "baselines; everything goes into one run directory.",
+        "train.py: train a Stable-Baselines3 agent (or learners.ppo, agent=fast_ppo) on a CellGym",
+        "scenario, then compare it with baselines; everything goes into one run directory.",
         "",
         "Usage: python train.py [key=value ...]    python train.py resume=<run_dir> [key=value]",
         "  e.g. python train.py agent=sac backend=fast scenario=fluctuating total_timesteps=20000",

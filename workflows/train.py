@@ -1,5 +1,11 @@
 """Train a Stable-Baselines3 agent on a CellGym scenario, then evaluate it beside baselines.
 
+``agent.algo=FastPPO`` (``agent=fast_ppo``) trains with ``learners.ppo`` instead
+(``learners.run.train``: the fast backend's cells stepped as arrays); its run directory holds the
+same files (``model.zip`` and ``vecnormalize.pkl`` as an SB3 PPO export, checkpoints and the
+best model likewise, plus ``policy.pt``), logged and evaluated the same way; ``resume=`` is
+refused for it.
+
 ``train(cfg)`` does the work on a composed config (tests call it directly); ``main()`` is the Hydra
 entry point behind ``python train.py``; ``python train.py resume=<run_dir> [overrides]`` continues
 a killed run from its latest checkpoint, in the same directory, with the same seed.
@@ -254,7 +260,87 @@ def validate(cfg: Any) -> TrainConfig:
 
     typed = validate_train(cfg)
     check_agent_kwargs(typed.agent.algo, dict(typed.agent.kwargs))
+    if typed.agent.algo == "FastPPO":
+        from learners.run import check_config
+
+        check_config(typed)
     return typed
+
+
+def _learn_sb3(
+    typed: TrainConfig,
+    seed: int,
+    run_dir: Path,
+    loggers: Any,
+    evaluate: Any,
+    show_bar: bool,
+    ckpt: dict[str, Any] | None,
+) -> tuple[int, float]:
+    """Train an SB3 agent (from ``ckpt`` when resuming); save ``model.zip`` and its statistics.
+
+    Returns:
+        The model's steps and the seconds of ``learn``.
+    """
+    from agents.callbacks import (
+        PeriodicEvalCallback,
+        ProgressBarCallback,
+        ResumableCheckpointCallback,
+        restore_training,
+    )
+    from agents.factory import load_model, make_model, make_vec_env
+
+    done = int(ckpt["timesteps"]) if ckpt else 0
+    venv = None
+    try:
+        venv = make_vec_env(typed, seed + done, ckpt.get("vecnormalize") if ckpt else None)
+        if ckpt:
+            model = load_model(typed, ckpt["model"], venv, ckpt.get("replay_buffer"))
+            restore_training(model, ckpt)
+            log.info("resuming %s at %d of %d steps", run_dir, done, typed.total_timesteps)
+        else:
+            model = make_model(typed, venv, seed)
+        model.set_logger(loggers.sb3)
+        evaluator = PeriodicEvalCallback(
+            evaluate,
+            typed.agent.name,
+            typed.eval.baselines,
+            typed.eval.freq,
+            run_dir,
+            deterministic=typed.eval.deterministic,
+            features=typed.features,
+        )
+        if ckpt and "eval_state" in ckpt:
+            evaluator.load_state(ckpt["eval_state"])
+        callbacks: list[Any] = [
+            evaluator,
+            ResumableCheckpointCallback(
+                run_dir / "checkpoints",
+                typed.checkpoint_freq,
+                typed.agent.name,
+                evaluator,
+                keep_replay_buffers=typed.keep_replay_buffers,
+                iterations=int(ckpt.get("iterations", 0)) if ckpt else 0,
+            ),
+        ]
+        if show_bar:
+            baseline = typed.eval.baselines[0] if typed.eval.baselines else ""
+            callbacks.append(ProgressBarCallback(typed.total_timesteps, evaluator, baseline))
+        remaining = typed.total_timesteps - model.num_timesteps
+        t0 = time.monotonic()
+        if remaining > 0:
+            model.learn(
+                total_timesteps=remaining,
+                callback=callbacks,
+                reset_num_timesteps=not ckpt,
+                progress_bar=False,
+            )
+        train_s = time.monotonic() - t0
+        model.save(run_dir / "model.zip")
+        venv.save(str(run_dir / "vecnormalize.pkl"))
+    finally:
+        if venv is not None:
+            venv.close()
+    return int(model.num_timesteps), train_s
 
 
 def train(cfg: Any) -> dict[str, Any]:
@@ -271,16 +357,8 @@ def train(cfg: Any) -> dict[str, Any]:
     import torch
     from stable_baselines3.common.utils import set_random_seed
 
-    from agents.callbacks import (
-        PeriodicEvalCallback,
-        ProgressBarCallback,
-        ResumableCheckpointCallback,
-        best_evaluation,
-        latest_checkpoint,
-        restore_training,
-        truncate_eval_history,
-    )
-    from agents.factory import env_kwargs, load_model, make_model, make_vec_env
+    from agents.callbacks import best_evaluation, latest_checkpoint, truncate_eval_history
+    from agents.factory import env_kwargs
     from agents.loggers import RunLoggers
 
     # With simulators in subprocesses (or the numba batch), more torch threads only compete.
@@ -315,75 +393,36 @@ def train(cfg: Any) -> dict[str, Any]:
         truncate_eval_history(run_dir / "eval_history.csv", done)
     # A resumed run's environments continue from new episode seeds, not the first ones again.
     loggers = RunLoggers(typed.logger, run_dir, to_dict(cfg), resume_from=done if ckpt else None)
-    venv = None
+    periodic_backend = typed.eval.backend or typed.backend.name
+    evaluate = periodic_evaluator(
+        typed.periodic_scenarios(),
+        list(typed.eval.seeds),
+        typed.reward,
+        periodic_backend,
+        {**env_kwargs(typed), "timeout_s": typed.timeout_s},
+        deterministic=typed.eval.deterministic,
+    )
+    show_bar = typed.progress_bar if typed.progress_bar is not None else _is_tty()
     try:
-        venv = make_vec_env(typed, seed + done, ckpt.get("vecnormalize") if ckpt else None)
-        if ckpt:
-            model = load_model(typed, ckpt["model"], venv, ckpt.get("replay_buffer"))
-            restore_training(model, ckpt)
-            log.info("resuming %s at %d of %d steps", run_dir, done, typed.total_timesteps)
-        else:
-            model = make_model(typed, venv, seed)
-        model.set_logger(loggers.sb3)
-        ekw = {**env_kwargs(typed), "timeout_s": typed.timeout_s}
-        periodic_backend = typed.eval.backend or typed.backend.name
-        evaluator = PeriodicEvalCallback(
-            periodic_evaluator(
-                typed.periodic_scenarios(),
-                list(typed.eval.seeds),
-                typed.reward,
-                periodic_backend,
-                ekw,
-                deterministic=typed.eval.deterministic,
-            ),
-            typed.agent.name,
-            typed.eval.baselines,
-            typed.eval.freq,
-            run_dir,
-            deterministic=typed.eval.deterministic,
-            features=typed.features,
-        )
-        if ckpt and "eval_state" in ckpt:
-            evaluator.load_state(ckpt["eval_state"])
-        callbacks: list[Any] = [
-            evaluator,
-            ResumableCheckpointCallback(
-                run_dir / "checkpoints",
-                typed.checkpoint_freq,
-                typed.agent.name,
-                evaluator,
-                keep_replay_buffers=typed.keep_replay_buffers,
-                iterations=int(ckpt.get("iterations", 0)) if ckpt else 0,
-            ),
-        ]
-        show_bar = typed.progress_bar if typed.progress_bar is not None else _is_tty()
-        if show_bar:
-            baseline = typed.eval.baselines[0] if typed.eval.baselines else ""
-            callbacks.append(ProgressBarCallback(typed.total_timesteps, evaluator, baseline))
-        remaining = typed.total_timesteps - model.num_timesteps
-        t0 = time.monotonic()
-        if remaining > 0:
-            model.learn(
-                total_timesteps=remaining,
-                callback=callbacks,
-                reset_num_timesteps=not ckpt,
-                progress_bar=False,
+        if typed.agent.algo == "FastPPO":  # learners.ppo: the fast cells stepped as arrays
+            from learners.run import train as train_fast
+
+            t0 = time.monotonic()
+            timesteps = train_fast(
+                typed, seed, run_dir, loggers.sb3, evaluate, progress_bar=show_bar
             )
-        train_s = time.monotonic() - t0
-        log.info(
-            "trained %d steps in %.1f s (%.0f steps/s)",
-            model.num_timesteps - done,
-            train_s,
-            (model.num_timesteps - done) / max(train_s, 1e-9),
-        )
-        model.save(run_dir / "model.zip")
-        venv.save(str(run_dir / "vecnormalize.pkl"))
+            train_s = time.monotonic() - t0
+        else:
+            timesteps, train_s = _learn_sb3(typed, seed, run_dir, loggers, evaluate, show_bar, ckpt)
     except BaseException:
         loggers.close()
         raise
-    finally:
-        if venv is not None:
-            venv.close()
+    log.info(
+        "trained %d steps in %.1f s (%.0f steps/s)",
+        timesteps - done,
+        train_s,
+        (timesteps - done) / max(train_s, 1e-9),
+    )
     try:
         model_path, which = _final_model(typed, run_dir)
         log.info("final evaluation of the %s model on %s", which, typed.eval_backend)
@@ -394,7 +433,7 @@ def train(cfg: Any) -> dict[str, Any]:
             variants = list(typed.mixture.variants) or "none"
             trained_on = f" (scenarios {names}; fast-model variants {variants})"
         notes = (
-            f"Trained {model.num_timesteps} steps of `{typed.agent.name}` on the "
+            f"Trained {timesteps} steps of `{typed.agent.name}` on the "
             f"`{typed.backend.name}` backend{trained_on}; evaluated the {which} model on "
             f"`{typed.eval_backend}`, seeds {list(typed.eval_seeds)}. Run directory: `{run_dir}`."
         )
@@ -439,7 +478,7 @@ def train(cfg: Any) -> dict[str, Any]:
         "run_dir": str(run_dir),
         "results": results.to_dict("records"),
         "means": means,
-        "timesteps": int(model.num_timesteps),
+        "timesteps": int(timesteps),
         "scenario": asdict(typed.scenario)["name"],
     }
 

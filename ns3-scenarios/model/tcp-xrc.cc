@@ -171,9 +171,17 @@ TcpXrc::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked)
     }
 
     double next = cwnd;
+    if (m_holMs <= m_budgetMs)
+    {
+        // The unfairness mode belongs to a cellular bottleneck (HoL above the budget): an
+        // end-to-end delay over the budget with the RLC head within it (many UEs taking turns,
+        // delayed ACKs) has no competitor to push back.
+        m_highDelayMs = 0;
+        m_unfair = false;
+    }
     if (deltaMs > m_budgetMs)
     {
-        if (cwnd <= 1.05 * m_twnd)
+        if (cwnd <= 1.05 * m_twnd && m_holMs > m_budgetMs)
         {
             m_highDelayMs += elapsedMs;
         }

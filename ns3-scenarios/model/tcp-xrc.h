@@ -20,9 +20,10 @@ namespace ns3
  *   within RampRtts RTTs (large alpha); at or above twnd it grows one segment per RTT; when
  *   delta exceeds the budget it is reset to twnd; with an Internet bottleneck alpha = 1 (standard
  *   TCP);
- * - unfairness mode: after UnfairRtts RTTs with delta above the budget while the window sits at
- *   twnd (a competitor fills the buffer), alpha becomes UnfairAlpha segments per RTT until the
- *   delay falls within the budget or a loss occurs;
+ * - unfairness mode, only at a cellular bottleneck (HoL_exp above the budget, the paper's "at a
+ *   wireless bottleneck"): after UnfairRtts RTTs with delta above the budget while the window
+ *   sits at twnd (a competitor fills the buffer), alpha becomes UnfairAlpha segments per RTT until
+ *   the delay or the HoL falls within the budget or a loss occurs;
  * - slow start and loss recovery are standard (NewReno); slow start ends at twnd.
  * Without feedback it behaves exactly as NewReno.
  *

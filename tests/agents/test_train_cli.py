@@ -34,7 +34,10 @@ def _run(*args: str) -> subprocess.CompletedProcess[str]:
         (["+agent.kwargs.n_stepz=8"], "n_stepz is not an argument of PPO: did you mean n_steps?"),
         (["agent.kwargs.n_epochs=3"], "add it with +agent.kwargs.n_epochs=3"),
         (["n_envs=4"], "n_envs is not an option of train.py: did you mean backend.n_envs=4?"),
-        (["agent=nope"], "agent='nope' is unknown: choose one of ppo, recurrent_ppo, sac, td3"),
+        (
+            ["agent=nope"],
+            "agent='nope' is unknown: choose one of fast_ppo, ppo, recurrent_ppo, sac, td3",
+        ),
         (["total_timesteps=lots"], "total_timesteps: Value 'lots'"),
         (["final_model=first"], "final_model='first' is not allowed: choose one of last, best"),
     ],
@@ -68,7 +71,7 @@ def test_help_lists_agents_scenarios_baselines_and_options():
     out = proc.stdout
     for text in (
         "Usage: python train.py",
-        "ppo, recurrent_ppo, sac, td3",
+        "fast_ppo, ppo, recurrent_ppo, sac, td3",
         "fluctuating",
         "xrc_policy",
         "checkpoint_freq=N",

@@ -103,3 +103,25 @@ def test_xrc_policy_enters_unfairness_mode_after_n_rtts():
     # A loss ends it.
     p.target_cwnd(_xrc_obs(cwnd=100_000, hol=40, rtt_mean=80, losses=1))
     assert p.mode == "reset"
+
+
+def test_xrc_policy_unfairness_mode_needs_a_cellular_bottleneck():
+    # End-to-end delay over the budget with the RLC head within it (many UEs taking turns): the
+    # window is reset to twnd and the unfairness count never starts (the paper's mode is for a
+    # competitor at a wireless bottleneck, HoL > budget).
+    p = make_policy("xrc_policy", max_change=2.0, step_ms=20.0, budget_ms=10.0)
+    turns = _xrc_obs(cwnd=100_000, hol=6, rtt_mean=54)  # e2e 14 ms, e2e - HoL 8 ms <= budget
+    modes = set()
+    for _ in range(100):  # 2 s, 50 RTTs
+        assert p.target_cwnd(turns) == pytest.approx(100_000)
+        modes.add(p.mode)
+    assert modes == {"reset"}
+    # In the unfairness mode, a head back within the budget ends it.
+    high = _xrc_obs(cwnd=100_000, hol=40, rtt_mean=80)
+    for _ in range(20):
+        p.target_cwnd(high)
+    assert p.mode == "unfair"
+    p.target_cwnd(turns)
+    assert p.mode == "reset"
+    p.target_cwnd(high)
+    assert p.mode == "reset"  # the count starts again

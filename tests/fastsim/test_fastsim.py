@@ -332,6 +332,15 @@ def test_xrc_sender_rules():
     # Ten RTTs of high delay at twnd: unfairness mode grows by alpha = 10 segments per RTT.
     xrc._xrc_increase(fx, 0, 0, 1, 4.0 + 10 * 40.0, SEG, p)
     assert fx[0, 0, X_CWND] == math.floor(120_000 + 10 * SEG * SEG / 120_000)
+    # A head back within the budget ends the unfairness mode even while the end-to-end delay
+    # stays over it (turn-taking, not a competitor): reset to twnd, and no count at twnd.
+    fx[0, 0, X_FB_HOL] = 6.0
+    fx[0, 0, X_X_WINMEAN] = 40.0 + 14.0
+    xrc._xrc_increase(fx, 0, 0, 1, 420.0, SEG, p)
+    assert fx[0, 0, X_CWND] == 120_000
+    xrc._xrc_increase(fx, 0, 0, 1, 420.0 + 50 * 40.0, SEG, p)
+    assert fx[0, 0, X_CWND] == 120_000
+    fx[0, 0, X_X_WINMEAN] = 0.0
     # Internet bottleneck: low HoL but end-to-end delay above HoL + budget -> NewReno rules.
     fx[0, 0, X_FB_HOL] = 0.0
     fx[0, 0, X_X_WINMEAN] = 40.0 + 25.0

@@ -91,8 +91,11 @@ def _xrc_increase(fx, b, f, segs, t, seg, p):
             return
         fx[b, f, X_SSTHRESH] = cwnd
     nxt = cwnd
+    if hol <= budget:  # the unfairness mode belongs to a cellular bottleneck (HoL > budget)
+        fx[b, f, X_X_HIGHDELAY] = 0.0
+        fx[b, f, X_X_UNFAIR] = 0.0
     if delta > budget:
-        if cwnd <= 1.05 * twnd:
+        if cwnd <= 1.05 * twnd and hol > budget:
             fx[b, f, X_X_HIGHDELAY] += elapsed
         if fx[b, f, X_X_HIGHDELAY] >= p[P_XRC_UNFAIR_RTTS] * min_rtt:
             fx[b, f, X_X_UNFAIR] = 1.0

@@ -1,0 +1,327 @@
+"""Training throughput of the main job: SB3's PPO path against ``learners.ppo``, in one run.
+
+    .venv/bin/python bench/train_throughput.py [--steps 200000] [--cells-scale 32] [--n-steps 32]
+        [--minibatches 4] [--n-epochs 4] [--threads 1] [--update-threads 0] [--parallel]
+        [--skip-sb3] [--skip-same-config]
+
+Every path trains the main job (``configs/experiment/default.yaml``: the mixture of six
+scenarios x two uplink models, ``derived`` features, ``VecNormalize`` of observations and
+rewards, ``MlpPolicy`` [64, 64] with ``log_std_init=-1``, gamma 0.98) for about ``--steps``
+environment steps (whole rollouts) from the same seed, and prints env-steps/s (counting every
+cell's step) and where the time went:
+
+- (a) today's path: ``agents.factory.make_vec_env`` + ``make_model`` + ``model.learn``, exactly as
+  ``workflows/train.py`` builds it (36 cells, n_steps 128, minibatches of 512, 10 epochs), with no
+  callbacks or periodic evaluation;
+- (b) ``learners.ppo.PPO`` on ``learners.cells.FastCells``: the same mixture, ``--cells-scale``
+  times as many cells in the same proportions, ``--n-steps`` per rollout, the rollout split into
+  ``--minibatches`` minibatches, ``--n-epochs`` epochs;
+- (c) ``learners.ppo.PPO`` with (a)'s configuration (36 cells, 128, 512, 10 epochs): what the
+  implementation alone gives, apart from the configuration.
+
+The first reset of every cell (``FastVecEnv.reset`` of all cells at the start) is timed apart
+("first reset s") and a throughput without it is printed too: it costs once per run, but a short
+run of many cells pays it in full. Time split after it (seconds per million env steps, and shares
+of the wall time): ``kernel`` the fast simulator's compiled step (``EnvStepper.step``: action,
+20 TTIs, observation, reward terms); ``resets`` the resets of cells whose episode ended
+(``FastVecEnv._reset_cells``: their run's draws and, for a seed-dependent trace channel, its
+capacity series); ``env Python`` the rest of stepping the environments
+(SB3: ``FastVecEnv.step``'s own Python, the adapter's info dicts, ``ConcatVecEnv``,
+``VecMonitor``, ``FeatureVecEnv``, ``VecNormalize``; learner: ``FastVecEnv.step``'s Python, the
+loop over batches, the features); ``inference`` the rollout's forward passes (SB3:
+``policy.forward``); ``rollout other`` the rest of the rollout (SB3: tensor conversion,
+``RolloutBuffer.add``, callbacks, GAE; learner: normalisation, buffers, GAE); ``update`` the
+gradient steps. Torch runs ``--threads`` intra-op threads in every path (``workflows/train.py``
+uses 1).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+import numpy as np  # noqa: E402
+import torch  # noqa: E402
+
+from configs.schema import TrainConfig, compose_train, validate_train  # noqa: E402
+from learners.cells import FastCells  # noqa: E402
+from learners.run import make_learner  # noqa: E402
+
+PARTS = ("kernel", "resets", "env Python", "inference", "rollout other", "update")
+
+
+class Timer:
+    """Seconds spent inside the methods it wraps (nested or re-entrant calls counted once)."""
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+        self._depth = 0
+
+    def wrap(self, obj: Any, name: str) -> None:
+        """Replace ``obj.name`` by a timed call of it."""
+        fn: Callable[..., Any] = getattr(obj, name)
+
+        def timed(*args: Any, **kwargs: Any) -> Any:
+            self._depth += 1
+            t0 = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self._depth -= 1
+                if self._depth == 0:
+                    self.seconds += time.perf_counter() - t0
+
+        setattr(obj, name, timed)
+
+
+def time_sim(venvs: list[Any]) -> tuple[Timer, Timer]:
+    """Timers of the simulator in ``FastVecEnv``s: its compiled step and its cell resets."""
+    kernel, resets = Timer(), Timer()
+    for venv in venvs:
+        kernel.wrap(venv._stepper, "step")
+        resets.wrap(venv, "_reset_cells")
+    return kernel, resets
+
+
+def time_first_reset(obj: Any, name: str, inner: tuple[Timer, ...]) -> Timer:
+    """A timer of ``obj.name`` (the first reset of every cell) that the ``inner`` timers skip."""
+    timer = Timer()
+    fn: Callable[..., Any] = getattr(obj, name)
+
+    def timed(*args: Any, **kwargs: Any) -> Any:
+        before = [t.seconds for t in inner]
+        t0 = time.perf_counter()
+        try:
+            return fn(*args, **kwargs)
+        finally:
+            timer.seconds += time.perf_counter() - t0
+            for t, b in zip(inner, before, strict=True):
+                t.seconds = b
+
+    setattr(obj, name, timed)
+    return timer
+
+
+def main_job_config(run_dir: str) -> TrainConfig:
+    """The main job's typed config (``experiment=default``)."""
+    return validate_train(compose_train(["experiment=default", f"run_dir={run_dir}"]))
+
+
+def warm(cfg: TrainConfig) -> None:
+    """Load the compiled kernels and torch's autograd once, before anything is timed."""
+    cells = FastCells.from_config(cfg, seed=0)
+    cells.reset()
+    cells.step(np.zeros((cells.num_envs, 1), dtype=np.float32))
+    net = torch.nn.Linear(4, 1)
+    net(torch.zeros(2, 4)).sum().backward()
+
+
+def run_sb3(cfg: TrainConfig, steps: int, seed: int) -> dict[str, Any]:
+    """(a): SB3's PPO as ``workflows/train.py`` builds it, timed in parts."""
+    from agents.factory import make_model, make_vec_env
+
+    venv = make_vec_env(cfg, seed)
+    model = make_model(cfg, venv, seed)
+    timers = {k: Timer() for k in ("env", "inference", "rollout", "update")}
+    timers["env"].wrap(venv, "step")
+    concat = venv.venv.venv.venv  # VecNormalize > FeatureVecEnv > VecMonitor > ConcatVecEnv
+    timers["kernel"], timers["resets"] = time_sim([adapter.venv for adapter in concat.venvs])
+    first = time_first_reset(venv, "reset", (timers["kernel"], timers["resets"]))
+    timers["inference"].wrap(model.policy, "forward")
+    timers["rollout"].wrap(model, "collect_rollouts")
+    timers["update"].wrap(model, "train")
+    t0, c0 = time.perf_counter(), time.process_time()
+    model.learn(total_timesteps=steps)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    s = {k: t.seconds for k, t in timers.items()}
+    parts = {
+        "kernel": s["kernel"],
+        "resets": s["resets"],
+        "env Python": s["env"] - s["kernel"] - s["resets"],
+        "inference": s["inference"],
+        "rollout other": s["rollout"] - s["env"] - s["inference"],
+        "update": s["update"],
+    }
+    kw = cfg.agent.kwargs
+    venv.close()
+    return {
+        "path": "(a) SB3 PPO, train.py",
+        "cells": venv.num_envs,
+        "n_steps": kw["n_steps"],
+        "minibatch": kw["batch_size"],
+        "epochs": kw["n_epochs"],
+        "steps": model.num_timesteps,
+        "wall": wall,
+        "cpu": cpu,
+        "first_reset": first.seconds,
+        "parts": parts,
+    }
+
+
+def run_learner(
+    cfg: TrainConfig,
+    steps: int,
+    seed: int,
+    label: str,
+    cells_scale: int,
+    n_steps: int,
+    batch_size: int,
+    n_epochs: int,
+    parallel: bool | None = None,
+    update_threads: int = 0,
+) -> dict[str, Any]:
+    """(b) or (c): ``learners.ppo.PPO`` on the main job's cells, timed in parts."""
+    cells, agent = make_learner(
+        cfg,
+        seed,
+        cells_scale,
+        parallel=parallel,
+        n_steps=n_steps,
+        batch_size=batch_size,
+        n_epochs=n_epochs,
+        update_threads=update_threads,
+    )
+    kernel, resets = time_sim(cells.venvs)
+    first = time_first_reset(cells, "reset", (kernel, resets))
+    t0, c0 = time.perf_counter(), time.process_time()
+    agent.learn(steps)
+    wall, cpu = time.perf_counter() - t0, time.process_time() - c0
+    t = agent.timings
+    parts = {
+        "kernel": kernel.seconds,
+        "resets": resets.seconds,
+        "env Python": t["env"] - first.seconds - kernel.seconds - resets.seconds,
+        "inference": t["inference"],
+        "rollout other": t["rollout_other"],
+        "update": t["update"],
+    }
+    cells.close()
+    return {
+        "path": label,
+        "cells": cells.num_envs,
+        "n_steps": n_steps,
+        "minibatch": batch_size,
+        "epochs": n_epochs,
+        "steps": agent.num_timesteps,
+        "wall": wall,
+        "cpu": cpu,
+        "first_reset": first.seconds,
+        "parts": parts,
+    }
+
+
+def report(rows: list[dict[str, Any]]) -> None:
+    """Print the throughput table, the time split and the ratios."""
+    print(
+        "| path | cells | n_steps | minibatch | epochs | env steps | wall s | CPU s "
+        "| first reset s | env-steps/s | per CPU s | env-steps/s after the first reset |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for r in rows:
+        rate = r["steps"] / r["wall"]
+        steady = r["steps"] / (r["wall"] - r["first_reset"])
+        print(
+            f"| {r['path']} | {r['cells']} | {r['n_steps']} | {r['minibatch']:,} | {r['epochs']} "
+            f"| {r['steps']:,} | {r['wall']:.1f} | {r['cpu']:.1f} | {r['first_reset']:.1f} "
+            f"| {rate:,.0f} | {r['steps'] / r['cpu']:,.0f} | {steady:,.0f} |"
+        )
+    print()
+    print("Time split: seconds per million env steps (share of the wall time)")
+    print("| path | " + " | ".join(PARTS) + " | unaccounted |")
+    print("|---|" + "---|" * (len(PARTS) + 1))
+    for r in rows:
+        per = 1e6 / r["steps"]
+        cells = [
+            f"{r['parts'][k] * per:.2f} ({100 * r['parts'][k] / r['wall']:.0f} %)" for k in PARTS
+        ]
+        rest = r["wall"] - r["first_reset"] - sum(r["parts"].values())
+        cells.append(f"{rest * per:.2f} ({100 * rest / r['wall']:.0f} %)")
+        print(f"| {r['path']} | " + " | ".join(cells) + " |")
+    base = next((r for r in rows if r["path"].startswith("(a)")), None)
+    if base is not None:
+        print()
+        base_rate = base["steps"] / base["wall"]
+        for r in rows:
+            if r is not base:
+                cpu_ratio = r["steps"] / r["cpu"] / (base["steps"] / base["cpu"])
+                print(
+                    f"{r['path']}: x{r['steps'] / r['wall'] / base_rate:.1f} the steps/s of (a), "
+                    f"x{cpu_ratio:.1f} its steps per CPU second"
+                )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--steps", type=int, default=200_000, help="env steps of each path")
+    parser.add_argument("--cells-scale", type=int, default=32, help="(b): cells x the main job's")
+    parser.add_argument("--n-steps", type=int, default=32, help="(b): steps per cell per rollout")
+    parser.add_argument("--minibatches", type=int, default=4, help="(b): minibatches per epoch")
+    parser.add_argument("--n-epochs", type=int, default=4, help="(b): epochs per update")
+    parser.add_argument("--threads", type=int, default=1, help="torch intra-op threads")
+    parser.add_argument(
+        "--update-threads", type=int, default=0, help="(b): torch threads in updates (0: --threads)"
+    )
+    parser.add_argument(
+        "--parallel",
+        action="store_true",
+        help="(b): numba threads over each batch's cells (compiles the threaded kernels first)",
+    )
+    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--skip-sb3", action="store_true", help="leave out (a)")
+    parser.add_argument("--skip-same-config", action="store_true", help="leave out (c)")
+    args = parser.parse_args()
+
+    torch.set_num_threads(args.threads)
+    with tempfile.TemporaryDirectory() as run_dir:
+        cfg = main_job_config(run_dir)
+        warm(cfg)
+        kw = cfg.agent.kwargs
+        n_cells = sum(e.n_envs for e in cfg.mixture.scenarios) * max(len(cfg.mixture.variants), 1)
+        rollout = n_cells * args.cells_scale * args.n_steps
+        rows = []
+        if not args.skip_sb3:
+            rows.append(run_sb3(cfg, args.steps, args.seed))
+        rows.append(
+            run_learner(
+                cfg,
+                args.steps,
+                args.seed,
+                "(b) learners.ppo, its config",
+                args.cells_scale,
+                args.n_steps,
+                -(-rollout // args.minibatches),
+                args.n_epochs,
+                parallel=True if args.parallel else None,
+                update_threads=args.update_threads,
+            )
+        )
+        if not args.skip_same_config:
+            rows.append(
+                run_learner(
+                    cfg,
+                    args.steps,
+                    args.seed,
+                    "(c) learners.ppo, (a)'s config",
+                    1,
+                    int(kw["n_steps"]),
+                    int(kw["batch_size"]),
+                    int(kw["n_epochs"]),
+                )
+            )
+    print(
+        f"torch {torch.__version__}, {torch.get_num_threads()} intra-op thread(s); "
+        f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
+    )
+    report(rows)
+
+
+if __name__ == "__main__":
+    main()
