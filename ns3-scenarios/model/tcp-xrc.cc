@@ -97,10 +97,15 @@ TcpXrc::GetSsThresh(Ptr<const TcpSocketState> tcb, uint32_t bytesInFlight)
 void
 TcpXrc::PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time& rtt)
 {
-    if (rtt.IsStrictlyPositive())
+    // TcpSocketBase passes its smoothed RTT as `rtt`; the ACK's own sample is m_lastRtt, which
+    // TcpSocketBase::EstimateRtt set from this ACK before calling PktsAcked (unset: a bare tcb).
+    const Time sample = tcb->m_lastRtt.Get().IsStrictlyPositive() ? tcb->m_lastRtt.Get() : rtt;
+    if (sample.IsStrictlyPositive())
     {
-        m_rttSumMs += rtt.GetSeconds() * 1e3;
+        const double sampleMs = sample.GetSeconds() * 1e3;
+        m_rttSumMs += sampleMs;
         m_rttCount += 1;
+        m_minRttMs = m_minRttMs > 0 ? std::min(m_minRttMs, sampleMs) : sampleMs;
     }
     // Equation 3 averages over a window of data: close the window once a congestion window's
     // worth of bytes has been acknowledged.
@@ -141,7 +146,10 @@ TcpXrc::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked)
     }
     const double seg = tcb->m_segmentSize;
     const double cwnd = tcb->m_cWnd;
-    const double minRttMs = tcb->m_minRtt.GetSeconds() * 1e3;
+    // RTT_min over the ACKs' samples; ns-3's m_minRtt (the smoothed RTT's minimum) adds the
+    // handshake's sample and stands in before the first ACK sample.
+    const double socketMinMs = tcb->m_minRtt.GetSeconds() * 1e3;
+    const double minRttMs = m_minRttMs > 0 ? std::min(m_minRttMs, socketMinMs) : socketMinMs;
     m_twnd = m_rateMbps * 1e6 / 8 * minRttMs / 1e3;
     const double meanRttMs = m_windowMeanMs > 0 ? m_windowMeanMs
                              : m_rttCount > 0   ? m_rttSumMs / m_rttCount

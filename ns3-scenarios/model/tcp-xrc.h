@@ -31,6 +31,13 @@ namespace ns3
  * the window at which the ramp began; "sits at twnd" means cwnd <= 1.05 twnd; the unfair alpha
  * defaults to 10 segments per RTT; the mean RTT is taken over the last complete window of data
  * (the running window before the first completes).
+ *
+ * RTT samples: ns-3's TcpSocketBase hands PktsAcked the smoothed RTT (m_srtt) and keeps
+ * m_minRtt as the minimum of the smoothed RTT, which never falls to the path's base RTT once a
+ * queue has formed (slow start). The paper's RTT samples and RTT_min are the ACKs' own round
+ * trips, as a real stack measures them: TcpXrc takes each ACK's sample from m_lastRtt (set by
+ * TcpSocketBase::EstimateRtt just before), and RTT_min = min(smallest sample, m_minRtt), the
+ * latter contributing the handshake's sample.
  */
 class TcpXrc : public TcpNewReno
 {
@@ -83,6 +90,7 @@ class TcpXrc : public TcpNewReno
     double m_rttSumMs{0};           //!< RTT samples of the current window
     uint32_t m_rttCount{0};         //!< their number
     double m_windowMeanMs{0};       //!< mean RTT of the last complete window
+    double m_minRttMs{0};           //!< smallest RTT sample of an ACK, ms (0: none yet)
     uint32_t m_windowAcked{0};      //!< bytes acked in the current window
     double m_highDelayMs{0};        //!< time at twnd with delay above the budget
     Time m_lastUpdate;              //!< time of the previous update

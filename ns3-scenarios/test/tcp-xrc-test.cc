@@ -26,11 +26,14 @@ MakeTcb(uint32_t cwnd, uint32_t ssthresh)
     return tcb;
 }
 
-/// One ACK of one segment with the given RTT sample.
+/// One ACK of one segment with the given RTT sample (m_lastRtt, as TcpSocketBase::EstimateRtt
+/// sets it) and the given smoothed RTT (what TcpSocketBase passes to PktsAcked; default: the
+/// sample).
 void
-Ack(Ptr<TcpXrc> xrc, Ptr<TcpSocketState> tcb, Time rtt)
+Ack(Ptr<TcpXrc> xrc, Ptr<TcpSocketState> tcb, Time rtt, Time srtt = Time(0))
 {
-    xrc->PktsAcked(tcb, 1, rtt);
+    tcb->m_lastRtt = rtt;
+    xrc->PktsAcked(tcb, 1, srtt.IsStrictlyPositive() ? srtt : rtt);
     xrc->IncreaseWindow(tcb, 1);
 }
 
@@ -156,6 +159,44 @@ class TcpXrcUnfairTestCase : public TestCase
     }
 };
 
+/// RTT_min and the mean RTT come from the ACKs' own samples, not ns-3's smoothed RTT.
+class TcpXrcRttSamplesTestCase : public TestCase
+{
+  public:
+    TcpXrcRttSamplesTestCase()
+        : TestCase("XRC takes RTT_min and the mean RTT from the ACKs' samples")
+    {
+    }
+
+  private:
+    void DoRun() override
+    {
+        // ns-3 keeps m_minRtt as the smoothed RTT's minimum (45 ms here, inflated by the queue of
+        // slow start) and passes the smoothed RTT (56 ms) to PktsAcked, while the ACK's own
+        // sample is 40 ms. The paper's twnd = 20 Mbit/s x 40 ms = 100,000 B, and with every
+        // sample at 40 ms the queueing delay is 0: the window at twnd probes, 100,000 -> 100,010.
+        // With the smoothed values it would read twnd 112,500 and delta 56 - 45 = 11 ms > budget
+        // and jump to 112,500 (RESET).
+        Ptr<TcpXrc> xrc = CreateObject<TcpXrc>();
+        Ptr<TcpSocketState> tcb = MakeTcb(100000, 100000);
+        tcb->m_minRtt = MilliSeconds(45);
+        xrc->SetFeedback(20.0, 2.0);
+        Ack(xrc, tcb, MilliSeconds(40), MilliSeconds(56));
+        NS_TEST_ASSERT_MSG_EQ_TOL(xrc->GetTargetWindow(), 100000.0, 1e-6, "twnd from min sample");
+        NS_TEST_ASSERT_MSG_EQ(
+            static_cast<int>(xrc->GetMode()), static_cast<int>(TcpXrc::Mode::PROBE), "mode");
+        NS_TEST_ASSERT_MSG_EQ(tcb->m_cWnd.Get(), 100010, "probe at twnd");
+
+        // The socket's minimum still counts (it holds the handshake's sample): 30 ms < 40 ms.
+        xrc = CreateObject<TcpXrc>();
+        tcb = MakeTcb(50000, 50000);
+        tcb->m_minRtt = MilliSeconds(30);
+        xrc->SetFeedback(20.0, 2.0);
+        Ack(xrc, tcb, MilliSeconds(40), MilliSeconds(42));
+        NS_TEST_ASSERT_MSG_EQ_TOL(xrc->GetTargetWindow(), 75000.0, 1e-6, "handshake's minimum");
+    }
+};
+
 /// The suite.
 class TcpXrcTestSuite : public TestSuite
 {
@@ -165,6 +206,7 @@ class TcpXrcTestSuite : public TestSuite
     {
         AddTestCase(new TcpXrcRulesTestCase, Duration::QUICK);
         AddTestCase(new TcpXrcUnfairTestCase, Duration::QUICK);
+        AddTestCase(new TcpXrcRttSamplesTestCase, Duration::QUICK);
     }
 };
 
