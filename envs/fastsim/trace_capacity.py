@@ -27,7 +27,12 @@ from cellgym.traces import channel_head
 
 #: Threads that synthesize the rows of the cells reset together (numpy releases the GIL in the
 #: draws and array loops; each row is its own generator's, so the rows are the same in any order).
-RESET_THREADS = max(1, min(4, len(os.sched_getaffinity(0))))
+RESET_THREADS = max(
+    1,
+    min(
+        4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    ),
+)
 #: The kernel's capacity array when the channel is the distance model (never read).
 NO_TRACE = np.zeros((1, 1), dtype=np.float64)
 
