@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/train_throughput.py [--steps 200000] [--cells-scale 32] [--n-steps 32]
         [--minibatches 4] [--n-epochs 4] [--threads 1] [--update-threads 0] [--parallel]
-        [--skip-sb3] [--skip-same-config]
+        [--skip-sb3] [--skip-same-config] [--whole-trace-resets]
 
 Every path trains the main job (``configs/experiment/default.yaml``: the mixture of six
 scenarios x two uplink models, ``derived`` features, ``VecNormalize`` of observations and
@@ -17,7 +17,10 @@ cell's step) and where the time went:
   times as many cells in the same proportions, ``--n-steps`` per rollout, the rollout split into
   ``--minibatches`` minibatches, ``--n-epochs`` epochs;
 - (c) ``learners.ppo.PPO`` with (a)'s configuration (36 cells, 128, 512, 10 epochs): what the
-  implementation alone gives, apart from the configuration.
+  implementation alone gives, apart from the configuration;
+- (b0), with ``--whole-trace-resets``: (b) with the resets of a seed-dependent trace cell as they
+  were before ``cellgym.traces.channel_head``: the whole series synthesized (an Irish 5G cell:
+  all 3,498 s of its trace) on one thread, then cut to the episode's slots (the same values).
 
 The first reset of every cell (``FastVecEnv.reset`` of all cells at the start) is timed apart
 ("first reset s") and a throughput without it is printed too: it costs once per run, but a short
@@ -38,11 +41,12 @@ uses 1).
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -108,6 +112,24 @@ def time_first_reset(obj: Any, name: str, inner: tuple[Timer, ...]) -> Timer:
 
     setattr(obj, name, timed)
     return timer
+
+
+@contextlib.contextmanager
+def whole_trace_resets() -> Iterator[None]:
+    """Within the block, trace cells reset as before ``channel_head``: whole series, serially."""
+    from cellgym.traces import channel_series
+    from envs.fastsim import trace_capacity as tc
+
+    def head(self: Any, seed: int) -> np.ndarray:
+        series = channel_series(self._channel, self._slot_s, int(seed))
+        return series.bytes[: self._episode_slots]
+
+    saved = tc.TraceCapacity.head, tc.RESET_THREADS
+    tc.TraceCapacity.head, tc.RESET_THREADS = head, 1  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        tc.TraceCapacity.head, tc.RESET_THREADS = saved  # type: ignore[method-assign]
 
 
 def main_job_config(run_dir: str) -> TrainConfig:
@@ -277,6 +299,11 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--skip-sb3", action="store_true", help="leave out (a)")
     parser.add_argument("--skip-same-config", action="store_true", help="leave out (c)")
+    parser.add_argument(
+        "--whole-trace-resets",
+        action="store_true",
+        help="add (b0): (b) with trace cells reset by whole-series synthesis (the code before)",
+    )
     args = parser.parse_args()
 
     torch.set_num_threads(args.threads)
@@ -289,19 +316,23 @@ def main() -> None:
         rows = []
         if not args.skip_sb3:
             rows.append(run_sb3(cfg, args.steps, args.seed))
+        b_args: dict[str, Any] = dict(
+            cells_scale=args.cells_scale,
+            n_steps=args.n_steps,
+            batch_size=-(-rollout // args.minibatches),
+            n_epochs=args.n_epochs,
+            parallel=True if args.parallel else None,
+            update_threads=args.update_threads,
+        )
+        if args.whole_trace_resets:
+            with whole_trace_resets():
+                rows.append(
+                    run_learner(
+                        cfg, args.steps, args.seed, "(b0) (b), whole-trace resets", **b_args
+                    )
+                )
         rows.append(
-            run_learner(
-                cfg,
-                args.steps,
-                args.seed,
-                "(b) learners.ppo, its config",
-                args.cells_scale,
-                args.n_steps,
-                -(-rollout // args.minibatches),
-                args.n_epochs,
-                parallel=True if args.parallel else None,
-                update_threads=args.update_threads,
-            )
+            run_learner(cfg, args.steps, args.seed, "(b) learners.ppo, its config", **b_args)
         )
         if not args.skip_same_config:
             rows.append(

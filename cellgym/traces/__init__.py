@@ -31,10 +31,12 @@ from cellgym.traces.sources import (
     read_mahimahi,
     resolve_trace,
     synthesize_irish5g,
+    synthesize_irish5g_head,
 )
 from cellgym.traces.spec import (
     bdp_packets,
     bottleneck_series,
+    channel_head,
     channel_series,
     nominal_base_rtt_s,
     resolve_buffers,
@@ -49,6 +51,7 @@ __all__ = [
     "bdp_packets",
     "bottleneck_series",
     "capacity_per_window",
+    "channel_head",
     "channel_series",
     "generate",
     "nominal_base_rtt_s",
@@ -62,6 +65,7 @@ __all__ = [
     "resolve_trace",
     "series_from_rates",
     "synthesize_irish5g",
+    "synthesize_irish5g_head",
     "write_capacity_file",
     "write_mahimahi",
 ]

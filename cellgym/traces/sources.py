@@ -232,19 +232,46 @@ def _read_irish5g_seconds(path_s: str, _size: int, _mtime_ns: int) -> IrishSecon
     )
 
 
-def _ar1(rng: np.random.Generator, n: int, sigma: float, rho: float) -> np.ndarray:
-    """A stationary AR(1) series of standard deviation ``sigma`` and lag-1 correlation ``rho``."""
+#: Normals drawn per chunk when an AR(1) head skips the rest of its series' draws.
+_DRAW_CHUNK = 1 << 16
+
+
+def _ar1(
+    rng: np.random.Generator, n: int, sigma: float, rho: float, limit: int | None = None
+) -> np.ndarray:
+    """A stationary AR(1) series of standard deviation ``sigma`` and lag-1 correlation ``rho``.
+
+    ``limit``: only the first ``limit`` values (``min(limit, n)``), equal to those of the whole
+    series; the generator still draws all ``n + 1`` normals (``x[0]`` is the last), so it ends
+    in the same state, but the recursion runs over the head only.
+    """
     if sigma == 0 or n == 0:
-        return np.zeros(n)
-    e = rng.standard_normal(n) * sigma * math.sqrt(1.0 - rho * rho)
-    x = np.empty(n)
-    x[0] = rng.standard_normal() * sigma
+        return np.zeros(n if limit is None else min(limit, n))
+    if limit is None or limit >= n:
+        e = rng.standard_normal(n) * sigma * math.sqrt(1.0 - rho * rho)
+        m_out = n
+    else:
+        m_out = max(0, limit)
+        e = rng.standard_normal(m_out) * sigma * math.sqrt(1.0 - rho * rho)
+        # The rest of the series' draws, discarded in chunks: the same stream as one call.
+        buf = np.empty(min(_DRAW_CHUNK, n - m_out))
+        rest = n - m_out
+        while rest > 0:
+            k = min(rest, buf.size)
+            rng.standard_normal(out=buf[:k])
+            rest -= k
+    x = np.empty(m_out)
+    x0 = rng.standard_normal() * sigma
+    if m_out == 0:
+        return x
+    x[0] = x0
     # x_k = rho x_{k-1} + e_k in blocks: within a block x_{k+i} = rho^(i+1) (x_{k-1} +
     # sum_{j<=i} e_{k+j} rho^-(j+1)), with blocks short enough (rho^L >= e^-15) to stay exact.
+    # Block boundaries depend on n alone, so a head's values are the whole series' own.
     block = n if rho <= 0 else max(1, min(n, int(15.0 / -math.log(rho)) if rho < 1 else n))
     k = 1
-    while k < n:
-        m = min(block, n - k)
+    while k < m_out:
+        m = min(block, n - k, m_out - k)
         if rho <= 0:
             x[k : k + m] = e[k : k + m]
         else:
@@ -266,10 +293,56 @@ def synthesize_irish5g(
     CQI 0 is spread evenly.
     """
     p = params or IrishParams()
+    slot_bytes = _irish_slot_bytes(seconds, slot_s, seed, p, None)
+    params_out = (
+        ("seed", str(seed)),
+        ("cqi_sigma", f"{p.cqi_sigma:g}"),
+        ("cqi_corr_ms", f"{p.cqi_corr_ms:g}"),
+        ("envelope", p.envelope),
+        ("cqi_quantile", f"{p.cqi_quantile:g}"),
+    )
+    return CapacitySeries(integer_bytes(slot_bytes), slot_s, "irish5g", seconds.name, params_out)
+
+
+def irish5g_slots(seconds: IrishSeconds, slot_s: float) -> int:
+    """Number of slots of ``synthesize_irish5g``'s series (whole seconds of slots)."""
+    return int(seconds.rate_kbps.size) * _slots_per_second(slot_s)
+
+
+def synthesize_irish5g_head(
+    seconds: IrishSeconds,
+    slot_s: float,
+    seed: int,
+    n_slots: int,
+    params: IrishParams | None = None,
+) -> np.ndarray:
+    """``synthesize_irish5g(...).bytes[:n_slots]`` without synthesizing the rest of the trace.
+
+    The same values (the generator draws the whole series' jitter, which is cheap; the slots
+    after the head, their CQI, shares and bytes are never computed): a cell replaying the first
+    seconds of a long trace resets in milliseconds instead of a synthesis of all of it.
+    """
+    p = params or IrishParams()
     p.check("params")
+    n_slots = max(0, min(int(n_slots), irish5g_slots(seconds, slot_s)))
+    per_s = _slots_per_second(slot_s)
+    slot_bytes = _irish_slot_bytes(seconds, slot_s, seed, p, -(-n_slots // per_s))
+    return integer_bytes(slot_bytes)[:n_slots]
+
+
+def _slots_per_second(slot_s: float) -> int:
     per_s = int(round(1.0 / slot_s))
     if abs(per_s * slot_s - 1.0) > 1e-9:
         raise SpecError(f"slot_s={slot_s!r} does not divide one second")
+    return per_s
+
+
+def _irish_slot_bytes(
+    seconds: IrishSeconds, slot_s: float, seed: int, p: IrishParams, head_s: int | None
+) -> np.ndarray:
+    """Float bytes of every slot (``head_s``: of the first ``head_s`` seconds only, the same)."""
+    p.check("params")
+    per_s = _slots_per_second(slot_s)
     rate = seconds.rate_kbps.copy()
     if p.envelope != "measured":
         eff_s = CQI_EFFICIENCY[np.clip(np.rint(seconds.cqi), 0, 15).astype(int)]
@@ -279,23 +352,17 @@ def synthesize_irish5g(
             rate = np.where(seconds.idle | (p.envelope == "cqi"), per_eff * eff_s, rate)
     n_s = rate.size
     n = n_s * per_s
+    h_s = n_s if head_s is None else min(n_s, head_s)
+    h = h_s * per_s
     rng = np.random.default_rng([seed, 0x1815])
     centres = (np.arange(n_s) + 0.5) * per_s
-    cqi = np.interp(np.arange(n) + 0.5, centres, seconds.cqi)
+    cqi = np.interp(np.arange(h) + 0.5, centres, seconds.cqi)
     rho = math.exp(-slot_s * 1000.0 / p.cqi_corr_ms) if p.cqi_corr_ms > 0 else 0.0
-    cqi = cqi + _ar1(rng, n, p.cqi_sigma, rho)
-    w = CQI_EFFICIENCY[np.clip(np.rint(cqi), 0, 15).astype(int)].reshape(n_s, per_s)
+    cqi = cqi + _ar1(rng, n, p.cqi_sigma, rho, None if h == n else h)
+    w = CQI_EFFICIENCY[np.clip(np.rint(cqi), 0, 15).astype(int)].reshape(h_s, per_s)
     sums = w.sum(axis=1, keepdims=True)
     share = np.where(sums > 0, w / np.where(sums > 0, sums, 1.0), 1.0 / per_s)
-    slot_bytes = (share * (rate * 125.0)[:, None]).reshape(-1)
-    params_out = (
-        ("seed", str(seed)),
-        ("cqi_sigma", f"{p.cqi_sigma:g}"),
-        ("cqi_corr_ms", f"{p.cqi_corr_ms:g}"),
-        ("envelope", p.envelope),
-        ("cqi_quantile", f"{p.cqi_quantile:g}"),
-    )
-    return CapacitySeries(integer_bytes(slot_bytes), slot_s, "irish5g", seconds.name, params_out)
+    return (share * (rate[:h_s] * 125.0)[:, None]).reshape(-1)
 
 
 def read_irish5g(

@@ -20,7 +20,15 @@ from typing import Any
 import numpy as np
 
 from cellgym.traces.series import MTU_BYTES, CapacitySeries, series_from_rates
-from cellgym.traces.sources import IrishParams, read_irish5g, read_mahimahi, resolve_trace
+from cellgym.traces.sources import (
+    IrishParams,
+    irish5g_slots,
+    read_irish5g,
+    read_irish5g_seconds,
+    read_mahimahi,
+    resolve_trace,
+    synthesize_irish5g_head,
+)
 from cellgym.traces.synthetic import GENERATORS, generate, make_params
 from cellgym.vocab import (
     TRACE_GENERATORS,
@@ -159,6 +167,30 @@ def channel_series(
         series = generate(channel.generator, params, slot_s, s, f"{where}.params")
     series = series.at_interval(slot_s).scaled(channel.trace_scale)
     return series.rotated(channel.trace_offset_s) if channel.trace_offset_s else series
+
+
+def channel_head(
+    channel: Any, slot_s: float, seed: int, n_slots: int, where: str = "scenario.channel"
+) -> np.ndarray:
+    """``channel_series(channel, slot_s, seed).bytes[:n_slots]``: the first slots of the replay.
+
+    The same values; an Irish 5G synthesis computes only the seconds the head (after
+    ``trace_offset_s``) covers, so a fast cell replaying 20 s of an hour-long trace resets in
+    milliseconds. Other sources, and a head that wraps around the end, build the whole series.
+    """
+    check_choice(f"{where}.source", channel.source, TRACE_SOURCES)
+    n_slots = max(0, int(n_slots))
+    if channel.source == "irish5g":
+        s = int(seed if channel.trace_seed is None else channel.trace_seed)
+        p = make_params(IrishParams, dict(channel.params), f"{where}.params")
+        seconds = read_irish5g_seconds(_resolve(channel.trace, f"{where}.trace"))
+        total = irish5g_slots(seconds, slot_s)
+        k = int(round(channel.trace_offset_s / slot_s)) % total if channel.trace_offset_s else 0
+        if k + n_slots <= total:
+            head = synthesize_irish5g_head(seconds, slot_s, s, k + n_slots, p)
+            series = CapacitySeries(head, slot_s, "irish5g", seconds.name)
+            return series.scaled(channel.trace_scale).bytes[k : k + n_slots]
+    return channel_series(channel, slot_s, seed, where).bytes[:n_slots]
 
 
 def _resolve(trace: str, where: str) -> str:

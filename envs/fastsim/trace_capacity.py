@@ -10,16 +10,29 @@ same way (``_trace_share``), so its capacity estimate and explicit rate follow t
 Rows: a series that does not depend on the run's seed (Mahimahi, or a fixed ``trace_seed``) is
 one row shared by every cell; otherwise each cell has its own row, drawn from its seed (the
 episode's ``RngRun``, as ns-3 draws it) at every reset. A row holds ``min(N, episode slots)``
-slots: the kernel reads slot ``s`` of the episode at ``s % len``.
+slots: the kernel reads slot ``s`` of the episode at ``s % len``. Only those slots are synthesized
+(``cellgym.traces.channel_head``: an Irish 5G cell's 20 s of an hour-long trace), and the rows of
+cells reset together are synthesized on a few threads.
 """
 
 from __future__ import annotations
 
+import os
+from concurrent.futures import ThreadPoolExecutor
+
 import numpy as np
 from numba import njit
 
-from cellgym.traces import CapacitySeries, channel_series
+from cellgym.traces import channel_head
 
+#: Threads that synthesize the rows of the cells reset together (numpy releases the GIL in the
+#: draws and array loops; each row is its own generator's, so the rows are the same in any order).
+RESET_THREADS = max(
+    1,
+    min(
+        4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    ),
+)
 #: The kernel's capacity array when the channel is the distance model (never read).
 NO_TRACE = np.zeros((1, 1), dtype=np.float64)
 
@@ -67,19 +80,29 @@ class TraceCapacity:
         self._episode_slots = max(1, int(params.sim_ms) * int(params.slots_per_ms))
         self.per_cell = seed_dependent(self._channel)
         rows = batch if self.per_cell else 1
-        first = self.series(0)
-        self.length = min(first.n, self._episode_slots)
+        first = self.head(0)
+        self.length = first.size  # min(series length, episode slots)
         self.array = np.zeros((rows, self.length), dtype=np.float64)
         if not self.per_cell:
-            self.array[0] = first.bytes[: self.length]
+            self.array[0] = first
 
-    def series(self, seed: int) -> CapacitySeries:
-        """The series of a run with ``seed`` (the episode's ``RngRun``)."""
-        return channel_series(self._channel, self._slot_s, int(seed))
+    def head(self, seed: int) -> np.ndarray:
+        """The episode's slots of the series of a run with ``seed`` (the episode's ``RngRun``).
+
+        ``channel_series(...).bytes[:episode slots]``, synthesizing only those slots.
+        """
+        return channel_head(self._channel, self._slot_s, int(seed), self._episode_slots)
 
     def reset(self, seeds: np.ndarray, mask: np.ndarray) -> None:
         """Draw the rows of the cells being reset (seed-dependent series only)."""
         if not self.per_cell:
             return
-        for b in np.flatnonzero(mask):
-            self.array[b] = self.series(int(seeds[b])).bytes[: self.length]
+        cells = [int(b) for b in np.flatnonzero(mask)]
+        if len(cells) > 1 and RESET_THREADS > 1:
+            with ThreadPoolExecutor(min(RESET_THREADS, len(cells))) as pool:
+                rows = pool.map(lambda b: self.head(int(seeds[b])), cells)
+                for b, row in zip(cells, rows, strict=True):
+                    self.array[b] = row
+            return
+        for b in cells:
+            self.array[b] = self.head(int(seeds[b]))

@@ -14,6 +14,7 @@ from cellgym.traces import (
     IrishParams,
     bdp_packets,
     capacity_per_window,
+    channel_head,
     channel_series,
     generate,
     parse_mahimahi,
@@ -23,6 +24,7 @@ from cellgym.traces import (
     resolve_buffers,
     series_from_rates,
     synthesize_irish5g,
+    synthesize_irish5g_head,
     write_capacity_file,
     write_mahimahi,
 )
@@ -348,3 +350,61 @@ def test_a_trace_file_is_parsed_once_and_again_after_an_edit(tmp_path):
     second = read_mahimahi(path)
     assert second is not first
     assert second.total_bytes > first.total_bytes
+
+
+@pytest.mark.parametrize(
+    "params",
+    [
+        IrishParams(),
+        IrishParams(cqi_sigma=0.0),
+        IrishParams(cqi_corr_ms=0.0),
+        IrishParams(cqi_sigma=2.5, cqi_corr_ms=1e6),
+        IrishParams(envelope="cqi_idle", cqi_quantile=0.7),
+        IrishParams(envelope="cqi"),
+    ],
+)
+@pytest.mark.parametrize("slot_s", [0.001, 0.0005])
+def test_an_irish_head_is_the_whole_synthesis_first_slots(params, slot_s):
+    """``synthesize_irish5g_head`` computes only the head, with the whole series' values."""
+    rng = np.random.default_rng(3)
+    n_s = 41  # 41,000 or 82,000 slots: the skipped draws span several chunks
+    sec = _seconds(rng.uniform(0, 60_000, n_s), rng.integers(0, 16, n_s), rng.random(n_s) < 0.2)
+    full = synthesize_irish5g(sec, slot_s, 7, params).bytes
+    per_s = int(round(1 / slot_s))
+    for n in (0, 1, per_s - 1, per_s, per_s + 1, 20 * per_s, 77_777, full.size - 1, full.size):
+        head = synthesize_irish5g_head(sec, slot_s, 7, n, params)
+        assert head.dtype == np.int64 and head.tolist() == full[:n].tolist(), n
+    assert synthesize_irish5g_head(sec, slot_s, 7, full.size + 9, params).tolist() == full.tolist()
+
+
+def test_a_channel_head_is_the_replays_first_slots(tmp_path):
+    """``channel_head`` == ``channel_series(...).bytes[:n]``: seeds, offsets (also wrapping at
+    the end), scale, a fixed trace seed, NR slots, and the sources it does not shorten."""
+    rng = np.random.default_rng(5)
+    rows = ["Timestamp,DL_bitrate,CQI,State,NetworkMode"]
+    for k in range(30):
+        rows.append(
+            f"2020.02.13_13.57.{k:02d},{rng.uniform(0, 90_000):.1f},{rng.integers(1, 16)},D,5G"
+        )
+    csv = tmp_path / "irish.csv"
+    csv.write_text("\n".join(rows) + "\n")
+    irish = {"source": "irish5g", "trace": str(csv)}
+    walk = {"source": "synthetic", "generator": "random_walk", "params": {"duration_s": 3.0}}
+    channels = [
+        irish,
+        {**irish, "trace_offset_s": 4.2, "trace_scale": 1.7},
+        {**irish, "trace_offset_s": 25.0},  # a head of 8 s wraps around the 30 s trace
+        {**irish, "trace_seed": 3, "params": {"cqi_sigma": 0.5, "envelope": "cqi"}},
+        walk,
+        {**walk, "trace_offset_s": 0.5},
+    ]
+    for channel in channels:
+        ch = ScenarioSpec(channel=channel).channel
+        for slot_s, seed, n in ((0.001, 1, 8000), (0.001, 2, 1), (0.0005, 1, 16_001)):
+            full = channel_series(ch, slot_s, seed).bytes
+            head = channel_head(ch, slot_s, seed, n)
+            assert head.tolist() == full[:n].tolist(), (channel, slot_s, seed, n)
+        assert (
+            channel_head(ch, 0.001, 1, 10**9).tolist()
+            == channel_series(ch, 0.001, 1).bytes.tolist()
+        )
