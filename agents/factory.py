@@ -166,6 +166,13 @@ def env_kwargs(cfg: TrainConfig) -> dict[str, Any]:
     return {"max_change": cfg.max_change, "action_mode": cfg.action_mode}
 
 
+def fast_model(cfg: TrainConfig) -> Any:
+    """``FastSimParams`` of ``cfg.scenario`` with ``cfg.backend.fast_params`` applied."""
+    from envs.fast_params import fast_sim_params
+
+    return fast_sim_params(cfg.scenario, dict(cfg.backend.fast_params))
+
+
 def _make_ns3_env_fn(spec: dict[str, Any], reward: dict[str, Any], kwargs: dict[str, Any]):
     def make() -> Any:
         from stable_baselines3.common.monitor import Monitor
@@ -197,7 +204,15 @@ def make_base_vec_env(cfg: TrainConfig, seed: int) -> Any:
     if cfg.backend.name == "fast":
         from envs.fastsim.vector_env import make_fast_vec_env
 
-        venv = make_fast_vec_env(spec, n, seed=seed, sb3=True, reward=reward, **env_kwargs(cfg))
+        venv = make_fast_vec_env(
+            spec,
+            n,
+            seed=seed,
+            sb3=True,
+            reward=reward,
+            params=fast_model(cfg),
+            **env_kwargs(cfg),
+        )
         return FeatureVecEnv(VecMonitor(venv), cfg.features)
     kwargs = {**env_kwargs(cfg), "timeout_s": cfg.timeout_s}
     fns = [_make_ns3_env_fn(spec, reward, kwargs)] * n
@@ -227,7 +242,9 @@ def make_multi_agent_vec_env(cfg: TrainConfig, seed: int) -> Any:
     if cfg.backend.name == "fast":
         from envs.fastsim.multi_vector_env import FastMultiAgentVecEnv
 
-        fast = FastMultiAgentVecEnv(spec, cfg.backend.n_envs, reward, **env_kwargs(cfg))
+        fast = FastMultiAgentVecEnv(
+            spec, cfg.backend.n_envs, reward, params=fast_model(cfg), **env_kwargs(cfg)
+        )
         fast.seed(seed)
         return fast
 

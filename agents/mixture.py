@@ -148,7 +148,8 @@ def mixture_batches(cfg: TrainConfig) -> list[tuple[ScenarioSpec, dict[str, Any]
     """
     from envs.fastsim.params import FastSimParams
 
-    variants = model_variants(list(cfg.mixture.variants))
+    base = dict(cfg.backend.fast_params)
+    variants = [{**base, **v} for v in model_variants(list(cfg.mixture.variants))]
     batches = []
     for i, (entry, spec) in enumerate(
         zip(cfg.mixture.scenarios, cfg.training_scenarios(), strict=True)

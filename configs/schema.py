@@ -124,11 +124,15 @@ class BackendConfig:
             (the numba cell model, all environments in one batch).
         n_envs: Environments stepped in parallel.
         start_method: ``multiprocessing`` start method of the ns-3 backend's workers.
+        fast_params: ``backend=fast`` only: ``FastSimParams`` fields to override in every cell
+            (``envs.fast_params``), e.g. ``{uplink: bsr}``; a mixture's ``variants`` apply on
+            top. Checked when the run is validated; refused on ns-3.
     """
 
     name: str = "ns3"
     n_envs: int = 2
     start_method: str = "forkserver"
+    fast_params: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         """Validate the fields."""

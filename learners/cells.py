@@ -55,7 +55,7 @@ def config_batches(cfg: TrainConfig, cells_scale: int = 1) -> list[Batch]:
             raise SpecError(f"backend={cfg.backend.name!r}: FastCells steps the fast backend only")
         if len(cfg.scenario.agent_flows) != 1:
             raise SpecError("FastCells needs exactly one agent flow per cell")
-        batches = [(cfg.scenario, {}, int(cfg.backend.n_envs))]
+        batches = [(cfg.scenario, dict(cfg.backend.fast_params), int(cfg.backend.n_envs))]
     return [(spec, knobs, n * cells_scale) for spec, knobs, n in batches]
 
 

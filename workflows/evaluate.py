@@ -90,6 +90,19 @@ def resolve_controllers(names: Any, backend: str) -> list[Any]:
     ]
 
 
+def backend_fast_params(cfg: DictConfig, backend: str) -> dict[str, Any]:
+    """``backend.fast_params``, checked for ``backend`` (``SpecError`` names the field)."""
+    from configs.schema import to_dict
+    from envs.fast_params import check_fast_params
+
+    node = cfg.backend
+    raw = {} if isinstance(node, str) else to_dict(node).get("fast_params") or {}
+    try:
+        return check_fast_params(raw, backend)
+    except SpecError as exc:
+        raise SpecError(str(exc).replace("fast_params", "backend.fast_params", 1)) from None
+
+
 def backend_name(cfg: DictConfig) -> str:
     """The simulator: ``backend.name`` of the ``backend`` group (or a plain string)."""
     backend = cfg.backend
@@ -119,6 +132,7 @@ def validate(cfg: DictConfig) -> dict[str, Any]:
     check_known_keys(cfg)
     backend = backend_name(cfg)
     check_choice("backend.name", backend, BACKENDS)
+    fast_params = backend_fast_params(cfg, backend)
     check_range("jobs", cfg.jobs, 1)
     check_confidence(cfg.confidence)
     check_range("from_s", cfg.from_s, 0.0)
@@ -159,6 +173,7 @@ def validate(cfg: DictConfig) -> dict[str, Any]:
         "reward": reward,
         "seeds": [int(s) for s in cfg.seeds],
         "backend": backend,
+        "fast_params": fast_params,
     }
 
 
@@ -202,9 +217,11 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
         from_s=float(cfg.from_s),
         sim_time_s=None if cfg.sim_time_s is None else float(cfg.sim_time_s),
         make_policy=make_user_policy,
+        fast_params=args["fast_params"] or None,
     )
+    knobs = f" (fast model: {args['fast_params']})" if args["fast_params"] else ""
     notes = (
-        f"Backend `{args['backend']}`, seeds {args['seeds']}, reward budget "
+        f"Backend `{args['backend']}`{knobs}, seeds {args['seeds']}, reward budget "
         f"{args['reward'].delay_budget_ms:g} ms. Command: `python {' '.join(sys.argv)}`"
     )
     paths = write_report(

@@ -257,9 +257,15 @@ def validate(cfg: Any) -> TrainConfig:
         SpecError: Naming the first invalid field and its allowed range or choices.
     """
     from agents.factory import check_agent_kwargs
+    from envs.fast_params import check_fast_params
 
     typed = validate_train(cfg)
     check_agent_kwargs(typed.agent.algo, dict(typed.agent.kwargs))
+    where = "backend.fast_params"
+    try:
+        check_fast_params(dict(typed.backend.fast_params), typed.backend.name)
+    except SpecError as exc:
+        raise SpecError(str(exc).replace("fast_params", where, 1)) from None
     if typed.agent.algo == "FastPPO":
         from learners.run import check_config
 

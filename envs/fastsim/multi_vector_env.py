@@ -63,6 +63,8 @@ class FastMultiAgentVecEnv(VecEnv):
         action_mode: ``cwnd`` or ``rate``.
         max_change: Largest factor by which one step changes a window or rate.
         shared_fairness: Weight of the shared fairness term (``MultiFlowCellEnv``).
+        params: Fast-simulator model knobs (built from ``scenario`` when ``None``; users'
+            overrides: ``envs.fast_params.fast_sim_params(scenario, {"uplink": "bsr"})``).
         parallel: Spread cells over threads; ``None`` decides by ``num_envs``.
     """
 
@@ -74,6 +76,7 @@ class FastMultiAgentVecEnv(VecEnv):
         action_mode: str = "cwnd",
         max_change: float = 2.0,
         shared_fairness: float = 0.0,
+        params: FastSimParams | None = None,
         parallel: bool | None = None,
     ) -> None:
         spec = ScenarioSpec.from_config(scenario or ScenarioSpec())
@@ -89,7 +92,9 @@ class FastMultiAgentVecEnv(VecEnv):
             )
         self.spec_scenario = spec
         self.reward_spec = RewardSpec.from_config(reward)
-        self.params = FastSimParams.from_spec(spec)
+        if params is not None and not isinstance(params, FastSimParams):
+            raise SpecError(f"params={params!r} is a {type(params).__name__}: give FastSimParams")
+        self.params = params if params is not None else FastSimParams.from_spec(spec)
         self.action_mode = action_mode
         self.max_change = float(max_change)
         self.shared_fairness = float(shared_fairness)

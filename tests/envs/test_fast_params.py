@@ -137,3 +137,138 @@ def test_evaluate_many_passes_fast_params_to_every_job_and_refuses_them_on_ns3()
         runs[uplink] = ts.groupby("controller")["rtt_ms"].mean()
     # Native (cubic) and policy (explicit_rate) jobs alike ran the other uplink model.
     assert (runs["periodic"] != runs["bsr"]).all()
+
+
+def test_the_multi_agent_vector_env_takes_params():
+    """``FastMultiAgentVecEnv(params=...)`` runs the given model (before: no such keyword)."""
+    from envs.fastsim.multi_vector_env import FastMultiAgentVecEnv
+
+    rtts = {}
+    for uplink in ("periodic", "bsr"):
+        venv = FastMultiAgentVecEnv(TWO, 2, params=fast_sim_params(TWO, {"uplink": uplink}))
+        try:
+            assert venv.params.uplink == uplink
+            venv.seed(3)
+            venv.reset()
+            seen = []
+            for _ in range(15):
+                obs, *_ = venv.step(np.zeros((4, 1), dtype=np.float32))
+                seen.append(obs[:, 2].copy())  # rtt_last_ms of every agent
+            rtts[uplink] = np.array(seen)
+        finally:
+            venv.close()
+    assert not np.array_equal(rtts["periodic"], rtts["bsr"])
+    with pytest.raises(SpecError, match="params=.* is a dict: give FastSimParams"):
+        FastMultiAgentVecEnv(TWO, 2, params={"uplink": "bsr"})
+
+
+def _model(venv):
+    """The ``FastSimParams`` under SB3 wrappers (each wrapper holds the next as ``venv``)."""
+    while not hasattr(venv, "params"):
+        venv = venv.venv
+    return venv.params
+
+
+def test_train_config_backend_fast_params_reaches_every_training_cell():
+    """``+backend.fast_params.uplink=bsr``: the single-scenario, mixture and multi-agent vectors.
+
+    Before, ``train.py`` had no way to set the twin's knobs outside a mixture's variants.
+    """
+    from agents.factory import make_base_vec_env
+    from configs.schema import compose_train
+    from workflows.train import validate
+
+    common = [
+        "run_dir=/tmp/x",
+        "backend=fast",
+        "backend.n_envs=2",
+        "+backend.fast_params.uplink=bsr",
+    ]
+    single = validate(compose_train([*common, "scenario=single_flow"]))
+    venv = make_base_vec_env(single, seed=0)
+    try:
+        assert _model(venv).uplink == "bsr"
+    finally:
+        venv.close()
+    multi = validate(compose_train([*common, "scenario=multi_agent2"]))
+    venv = make_base_vec_env(multi, seed=0)
+    try:
+        assert _model(venv).uplink == "bsr"
+    finally:
+        venv.close()
+    from agents.mixture import mixture_batches
+
+    # A mixture's variants apply on top of backend.fast_params (the default one sets the uplink).
+    mixed = validate(
+        compose_train([*common, "experiment=default", "+backend.fast_params.min_rto_ms=250"])
+    )
+    knobs = [k for _, k, _ in mixture_batches(mixed)]
+    assert knobs and all(k["min_rto_ms"] == 250 for k in knobs)
+    assert {k["uplink"] for k in knobs} == {"periodic", "bsr"}
+
+
+@pytest.mark.parametrize(
+    ("overrides", "match"),
+    [
+        (["backend=fast", "+backend.fast_params.uplnk=bsr"], r"backend\.fast_params\.uplnk is not"),
+        (["backend=fast", "+backend.fast_params.harq_bler=1.0"], r"harq_bler=1\.0 .*\[0, 1\)"),
+        (["backend=ns3", "+backend.fast_params.uplink=bsr"], r"backend\.fast_params=.*ns3 backend"),
+    ],
+)
+def test_train_config_refuses_bad_backend_fast_params_naming_them(overrides, match):
+    from configs.schema import compose_train
+    from workflows.train import validate
+
+    with pytest.raises(SpecError, match=match):
+        validate(compose_train(["run_dir=/tmp/x", *overrides]))
+
+
+def _evaluate_py(tmp_path, *overrides: str):
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[2]
+    return subprocess.run(
+        [sys.executable, str(repo / "evaluate.py"), *overrides, f"hydra.run.dir={tmp_path / 'h'}"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=repo,
+    )
+
+
+def test_evaluate_py_takes_backend_fast_params_and_records_them(tmp_path):
+    """``evaluate.py backend=fast +backend.fast_params.uplink=bsr`` (before: no such option)."""
+    import pandas as pd
+
+    out = tmp_path / "eval"
+    proc = _evaluate_py(
+        tmp_path,
+        "backend=fast",
+        "+backend.fast_params.uplink=bsr",
+        "controllers=[cubic]",
+        "scenarios=[single_flow]",
+        "sim_time_s=0.4",
+        "jobs=1",
+        f"out_dir={out}",
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    results = pd.read_parquet(out / "results.parquet")
+    assert [dict(v) for v in results["fast_params"]] == [{"uplink": "bsr"}]
+    assert "fast model: {'uplink': 'bsr'}" in (out / "report.md").read_text()
+
+
+@pytest.mark.parametrize(
+    ("overrides", "message"),
+    [
+        (["backend=fast", "+backend.fast_params.uplnk=bsr"], "backend.fast_params.uplnk is not"),
+        (["backend=ns3", "+backend.fast_params.uplink=bsr"], "the ns3 backend cannot honour"),
+    ],
+)
+def test_evaluate_py_refuses_bad_backend_fast_params_in_one_line(tmp_path, overrides, message):
+    proc = _evaluate_py(tmp_path, *overrides, "controllers=[cubic]")
+    assert proc.returncode == 2, proc.stderr[-2000:]
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("evaluate.py: invalid config: backend.")
+    assert message in lines[0]
