@@ -8,9 +8,11 @@ init, each worker finishing its simulation.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -54,7 +56,7 @@ def _busy_workers(root: psutil.Process) -> bool:
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
-def test_killing_evaluate_py_leaves_no_process_behind(tmp_path, sig):
+def test_killing_evaluate_py_leaves_no_process_behind(tmp_path, sig, request):
     cmd = [
         sys.executable,
         str(REPO / "evaluate.py"),
@@ -66,8 +68,11 @@ def test_killing_evaluate_py_leaves_no_process_behind(tmp_path, sig):
         f"out_dir={tmp_path / 'eval'}",
         f"hydra.run.dir={tmp_path / 'hydra'}",
     ]
-    tmp = tmp_path / "tmp"  # the run's own TMPDIR: multiprocessing's pymp-* folder goes here
-    tmp.mkdir()
+    # The run's own TMPDIR: multiprocessing's pymp-* folder goes here, and with it the fork
+    # server's socket, whose path must fit AF_UNIX's 108 bytes (pytest-xdist's tmp_path is
+    # longer): a short folder under the system's temporary directory, removed after.
+    tmp = Path(tempfile.mkdtemp(prefix="cgk-"))
+    request.addfinalizer(lambda: shutil.rmtree(tmp, ignore_errors=True))
     proc = subprocess.Popen(
         cmd,
         cwd=REPO,
