@@ -45,7 +45,8 @@ class LteCellEnv(gym.Env[np.ndarray, np.ndarray]):
     congestion window is ``cwnd * max_change ** a`` (bytes, clipped to [2 segments, 1e9]); with
     ``action_mode="rate"`` the pacing rate becomes ``rate * max_change ** a`` (Mbit/s, clipped to
     [0.05, 1e4]) and the window is set to ``2 * rate * rtt_min`` (at least 4 segments), so pacing
-    sets the pace. The window is held by the agent's ``TcpCongestionOps`` outside loss recovery.
+    sets the pace. The window is held by the agent's ``TcpCongestionOps`` outside loss recovery;
+    a command takes effect at once (a window that opens room is sent into at the step boundary).
 
     ## Observation Space
     ``Box(0, high, (11,), float32)``, values of the controlled flow at the end of the step:

@@ -29,6 +29,7 @@ CellGymAgentCongestionOps::CellGymAgentCongestionOps(const CellGymAgentCongestio
     : TcpNewReno(other)
     , m_cwndBytes(other.m_cwndBytes)
     , m_pacingBps(other.m_pacingBps)
+    , m_sendTrigger(other.m_sendTrigger)
 {
 }
 
@@ -85,10 +86,26 @@ CellGymAgentCongestionOps::SetTarget(double cwndBytes, double pacingBps)
 {
     m_cwndBytes = std::max(cwndBytes, 1.0);
     m_pacingBps = std::max(pacingBps, 0.0);
-    if (m_tcb)
+    if (!m_tcb)
     {
-        Apply(m_tcb);
+        return;
     }
+    Apply(m_tcb);
+    // The window is in effect now, as the twin's sender has it: if it opened room, send into it
+    // at once instead of waiting for the next ACK.
+    const auto state = m_tcb->m_congState.Get();
+    if (!m_sendTrigger.IsNull()
+        && (state == TcpSocketState::CA_OPEN || state == TcpSocketState::CA_DISORDER)
+        && m_tcb->m_cWnd.Get() > m_tcb->m_bytesInFlight.Get())
+    {
+        m_sendTrigger();
+    }
+}
+
+void
+CellGymAgentCongestionOps::SetSendTrigger(Callback<void> trigger)
+{
+    m_sendTrigger = trigger;
 }
 
 void

@@ -2,6 +2,7 @@
 #ifndef CELLGYM_AGENT_CONGESTION_OPS_H
 #define CELLGYM_AGENT_CONGESTION_OPS_H
 
+#include "ns3/callback.h"
 #include "ns3/tcp-congestion-ops.h"
 
 namespace ns3
@@ -15,6 +16,11 @@ namespace ns3
  * recovery algorithm, slow start after an RTO) and the commanded window returns when the socket is
  * back in CA_OPEN. A positive commanded rate turns pacing on at that rate, 0 turns it off. Before
  * the first command the flow uses NewReno's slow start and congestion avoidance.
+ *
+ * A command takes effect at once: a window that opens room above the bytes in flight calls the
+ * send trigger (the sender application's), so the socket sends into it now rather than on the next
+ * ACK (TcpSocketBase sends only on an ACK, a write or a timer; after an idle uplink the next ACK
+ * can be tens of ms away).
  */
 class CellGymAgentCongestionOps : public TcpNewReno
 {
@@ -74,6 +80,12 @@ class CellGymAgentCongestionOps : public TcpNewReno
      */
     void SetTarget(double cwndBytes, double pacingBps);
 
+    /**
+     * @brief What to call when a command opens the window: make the socket send into it now.
+     * @param trigger the callback (the sender application's), or a null callback
+     */
+    void SetSendTrigger(Callback<void> trigger);
+
   private:
     /**
      * @brief Impose the commanded window (outside recovery) and pacing rate on the socket.
@@ -84,6 +96,7 @@ class CellGymAgentCongestionOps : public TcpNewReno
     double m_cwndBytes{0};           //!< commanded window, bytes (0: none yet)
     double m_pacingBps{0};           //!< commanded pacing rate, bit/s
     Ptr<TcpSocketState> m_tcb;       //!< the socket's state, known from Init
+    Callback<void> m_sendTrigger;    //!< makes the socket send into an opened window
     bool m_savedPacing{false};       //!< the socket's own pacing settings were saved
     DataRate m_defaultMaxPacingRate; //!< the socket's MaxPacingRate before the first command
     uint16_t m_defaultSsRatio{0};    //!< the socket's PacingSsRatio before the first command

@@ -201,6 +201,10 @@ CellGymSenderApp::OpenSocket()
         tcp->SetPaceInitialWindow(false);
     }
     tcp->SetCongestionControlAlgorithm(m_cca);
+    if (auto agent = DynamicCast<CellGymAgentCongestionOps>(m_cca))
+    {
+        agent->SetSendTrigger(MakeCallback(&CellGymSenderApp::SendIntoWindow, this));
+    }
 
     m_socket->Bind();
     m_socket->SetConnectCallback(MakeCallback(&CellGymSenderApp::OnConnected, this),
@@ -341,6 +345,20 @@ CellGymSenderApp::Send(Ptr<Socket> socket, uint32_t /* available */)
         m_closed = true;
         socket->Close();
     }
+}
+
+void
+CellGymSenderApp::SendIntoWindow()
+{
+    if (!m_socket || !m_connected || !m_running || m_closed)
+    {
+        return;
+    }
+    // The allowance of Send follows the window: top the socket up first. Then an empty write: it
+    // adds no byte, and TcpSocketBase schedules SendPendingData when the window has room, as it
+    // does for any write (the twin's sender sends into an opened window in the same TTI).
+    Send(m_socket, m_socket->GetTxAvailable());
+    m_socket->Send(Create<Packet>(0));
 }
 
 void

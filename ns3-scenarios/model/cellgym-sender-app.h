@@ -141,6 +141,9 @@ class CellGymSenderApp : public Application
      */
     void Send(Ptr<Socket> socket, uint32_t available);
 
+    /// @brief The agent's command opened the window: refill, then make the socket send now.
+    void SendIntoWindow();
+
     /// @brief Video: add the ON period's bytes of one tick to the budget and send.
     void VideoTick();
 

@@ -130,6 +130,34 @@ def test_thousand_step_episode_driven_from_python():
     assert np.mean(utils[250:]) > 0.8, "following the explicit rate should use most of the cell"
 
 
+def test_a_command_that_opens_the_window_is_sent_into_within_the_step():
+    # The env's model: the agent sets the window each step and the sender uses it at once (the
+    # twin's sender sends into it in the same TTI). ns-3's TcpSocketBase sends only on an ACK, a
+    # write or a timer, so a raised window used to wait for the next ACK: with a window of a few
+    # segments the ACKs come back in one bunch per RTT (~45 ms, after an idle uplink), and about
+    # half the steps ended with the raised window unused (delay_aimd's throughput halved).
+    seg = 1448.0
+    env = gym.make(
+        "CellGym/LteSingleFlow-v0",
+        scenario={"name": "ramp", "sim_time_s": 1.5, "flows": [{"cca": "agent"}]},
+    )
+    obs, _ = env.reset(seed=1)
+    target, unused, counted, done = 4 * seg, 0, 0, False
+    while not done:
+        cwnd = float(obs[OBS["cwnd_bytes"]])
+        acked_before = obs[OBS["rtt_min_ms"]] > 0
+        target += seg  # additive increase: one segment a step, below the cell's BDP throughout
+        a = np.clip(np.log2(target / cwnd), -1.0, 1.0) if cwnd > 0 else 1.0
+        obs, _, term, trunc, _ = env.step(np.array([a], dtype=np.float32))
+        done = term or trunc
+        if acked_before:
+            counted += 1
+            unused += obs[OBS["cwnd_bytes"]] - obs[OBS["bytes_in_flight"]] > seg
+    env.close()
+    assert counted > 50
+    assert unused <= 0.02 * counted, f"{unused} of {counted} steps ended with the window unused"
+
+
 def test_close_ends_the_simulator():
     env = gym.make("CellGym/LteSingleFlow-v0", scenario=SHORT)
     env.reset(seed=1)

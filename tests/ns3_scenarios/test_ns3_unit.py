@@ -23,6 +23,7 @@ SUITES = [
     "xrc-carrier-manager",
     "trace-link",
     "xrc-bwp-manager",
+    "agent-congestion-ops",
 ]
 #: Suites compiled only in a build with 5G-LENA.
 NR_SUITES = {"xrc-bwp-manager"}
