@@ -127,6 +127,12 @@ def test_ppo_trains_and_is_evaluated_beside_xrc_with_wandb_offline(tmp_path, mon
 
     # W&B, offline: one run under the run directory holding the config, training and
     # evaluation scalars and the comparison table; TensorBoard events beside it.
+    # W&B's service writes the run file on its own; teardown waits until it is written (what
+    # the process's exit does for train.py; under a loaded machine the file could still hold its
+    # header only right after run.finish()).
+    import wandb
+
+    wandb.teardown()
     runs = list((run_dir / "wandb").glob("offline-run-*"))
     assert len(runs) == 1
     blob = next(runs[0].glob("run-*.wandb")).read_bytes()
