@@ -255,7 +255,7 @@ def test_evaluate_py_takes_backend_fast_params_and_records_them(tmp_path):
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
     results = pd.read_parquet(out / "results.parquet")
-    assert [dict(v) for v in results["fast_params"]] == [{"uplink": "bsr"}]
+    assert (results["status"] == "ok").all(), results["error"].tolist()
     assert "fast model: {'uplink': 'bsr'}" in (out / "report.md").read_text()
 
 
