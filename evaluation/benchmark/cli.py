@@ -40,6 +40,11 @@ log = logging.getLogger("benchmark")
 PROG = "python -m evaluation.benchmark"
 
 
+def _controllers_option(p: argparse.ArgumentParser, what: str) -> None:
+    """``--controllers``: comma-separated, repeatable."""
+    p.add_argument("--controllers", action="append", help=f"comma-separated {what} (repeatable)")
+
+
 def _controllers(values: Sequence[str] | None) -> list[str]:
     return [c.strip() for v in values or () for c in v.split(",") if c.strip()]
 
@@ -61,11 +66,8 @@ def _parser() -> argparse.ArgumentParser:
         p = sub.add_parser(name, help=helptext)
         common(p)
         p.add_argument("--backend", default="ns3", choices=BACKENDS)
-        p.add_argument(
-            "--controllers",
-            action="append",
-            help="comma-separated: registry names, ns3::TypeIds, checkpoints, module:Class, "
-            "file.py:Class, optimum (repeatable)",
+        _controllers_option(
+            p, "registry names, ns3::TypeIds, checkpoints, module:Class, file.py:Class, optimum"
         )
         p.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="the run cache folder")
         p.add_argument("--reps", type=int, default=aggregate.REPS, help="bootstrap resamples")
@@ -78,11 +80,10 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--suite", default="v1", help="suite name in configs/benchmark/ or a path")
     d.add_argument("--split", default="train", choices=SPLITS, help="train only (the rule)")
     d.add_argument("--backend", default="fast", choices=BACKENDS)
-    d.add_argument(
-        "--controllers",
-        action="append",
-        help="comma-separated policies: registry names, checkpoints, module:Class, "
-        "file.py:Class (default: every registry policy of the backend; repeatable)",
+    _controllers_option(
+        d,
+        "policies: registry names, checkpoints, module:Class, file.py:Class (default: every "
+        "registry policy of the backend)",
     )
     d.add_argument(
         "--out",

@@ -22,12 +22,9 @@ from cellgym.reward import TERMS, RewardSpec
 from cellgym.scenario import ScenarioSpec
 from evaluation.benchmark.cache import scenario_dict
 from evaluation.benchmark.entrants import Entrant
-from evaluation.benchmark.metrics import reward_spec
+from evaluation.benchmark.runner import STEP_TIMEOUT_S, eval_job
 from evaluation.benchmark.suite import Suite
 from evaluation.records import EvalJob
-
-#: Longest wait for one simulator step, in seconds.
-STEP_TIMEOUT_S = 120.0
 
 
 @dataclass(frozen=True)
@@ -82,18 +79,6 @@ def plan(suite: Suite, split: str, backend: str, entrants: list[Entrant]) -> lis
                 )
             )
     return jobs
-
-
-def _eval_job(job: DatasetJob) -> EvalJob:
-    assert job.entrant.spec is not None
-    return EvalJob(
-        job.entrant.spec,
-        job.scenario,
-        job.seed,
-        reward_spec(job.delay_budget_ms),
-        job.backend,
-        STEP_TIMEOUT_S,
-    )
 
 
 def _policy(ejob: EvalJob) -> Any:
@@ -178,7 +163,7 @@ def _row(raw: Any, ue: int, job: DatasetJob, terms: dict[str, Any] | None) -> di
 
 def record_run(job: DatasetJob) -> list[dict[str, Any]]:
     """Run one job in this process; its episodes, one per agent flow (in flow order)."""
-    ejob = _eval_job(job)
+    ejob = eval_job(job)
     policy = _policy(ejob)
     mode, change = _mode(ejob)
     env_kwargs = {"timeout_s": STEP_TIMEOUT_S, "max_change": change, "action_mode": mode}

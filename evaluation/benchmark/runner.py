@@ -112,22 +112,27 @@ def plan(suite: Suite, split: str, backend: str, entrants: Sequence[Entrant]) ->
     ]
 
 
-def execute(job: BenchJob) -> dict[str, Any]:
-    """Run one job in this process; its record (``status`` ``failed`` with the error, no raise)."""
-    from evaluation.pool import run_job
-    from evaluation.user_policies import make_user_policy
-
+def eval_job(job: Any, from_s: float = 0.0) -> EvalJob:
+    """The evaluation job of a benchmark run (a ``BenchJob`` or the dataset's ``DatasetJob``)."""
     assert job.entrant.spec is not None
-    t0 = time.monotonic()
-    ejob = EvalJob(
+    return EvalJob(
         job.entrant.spec,
         job.scenario,
         job.seed,
         reward_spec(job.delay_budget_ms),
         job.backend,
         STEP_TIMEOUT_S,
-        from_s=job.from_s,
+        from_s=from_s,
     )
+
+
+def execute(job: BenchJob) -> dict[str, Any]:
+    """Run one job in this process; its record (``status`` ``failed`` with the error, no raise)."""
+    from evaluation.pool import run_job
+    from evaluation.user_policies import make_user_policy
+
+    t0 = time.monotonic()
+    ejob = eval_job(job, from_s=job.from_s)
     try:
         user = ejob.controller.kind == "policy"
         policy = make_user_policy(ejob.controller, ejob) if user else None
