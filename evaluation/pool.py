@@ -61,6 +61,34 @@ _POLICY_CACHE: dict[tuple[ControllerSpec, bool], Predictor] = {}
 PolicyMaker = Callable[[ControllerSpec, EvalJob], Predictor]
 
 
+def job_action_settings(job: EvalJob) -> tuple[str, float]:
+    """``(action_mode, max_change)`` of a policy job: the controller's own, else the job's."""
+    c = job.controller
+    mode = c.action_mode if c.action_mode is not None else job.action_mode
+    change = c.max_change if c.max_change is not None else job.max_change
+    return mode, float(change)
+
+
+def job_policy(
+    job: EvalJob, policy: Predictor | None = None, make_policy: PolicyMaker | None = None
+) -> Predictor:
+    """The policy of a ``baseline``, ``trained`` or ``policy``-kind job (see ``run_job``)."""
+    c = job.controller
+    if c.kind == "baseline":
+        action_mode, max_change = job_action_settings(job)
+        return make_baseline(c.name, job.scenario, job.reward, max_change, action_mode)
+    if c.kind == "trained":
+        cache_key = (c, job.deterministic)
+        if cache_key not in _POLICY_CACHE:
+            _POLICY_CACHE[cache_key] = load_checkpoint_policy(c)
+        return _POLICY_CACHE[cache_key]
+    if policy is None and make_policy is not None:
+        return make_policy(c, job)
+    if policy is None:
+        raise SpecError(f"controller {c.label!r}: a policy object is needed to run it")
+    return policy
+
+
 def run_job(
     job: EvalJob, policy: Predictor | None = None, make_policy: PolicyMaker | None = None
 ) -> EpisodeRecords:
@@ -78,19 +106,8 @@ def run_job(
         return run_native(
             spec, c.name, job.seed, job.backend, job.timeout_s, fast_params=job.fast_params
         )
-    max_change = c.max_change if c.max_change is not None else job.max_change
-    action_mode = c.action_mode if c.action_mode is not None else job.action_mode
-    if c.kind == "baseline":
-        policy = make_baseline(c.name, spec, job.reward, max_change, action_mode)
-    elif c.kind == "trained":
-        cache_key = (c, job.deterministic)
-        if cache_key not in _POLICY_CACHE:
-            _POLICY_CACHE[cache_key] = load_checkpoint_policy(c)
-        policy = _POLICY_CACHE[cache_key]
-    elif policy is None and make_policy is not None:
-        policy = make_policy(c, job)
-    elif policy is None:
-        raise SpecError(f"controller {c.label!r}: a policy object is needed to run it")
+    action_mode, max_change = job_action_settings(job)
+    policy = job_policy(job, policy, make_policy)
     env_kwargs = {
         "timeout_s": job.timeout_s,
         "max_change": max_change,

@@ -24,7 +24,6 @@ from evaluation.benchmark.cache import scenario_dict
 from evaluation.benchmark.entrants import Entrant
 from evaluation.benchmark.runner import STEP_TIMEOUT_S, eval_job
 from evaluation.benchmark.suite import Suite
-from evaluation.records import EvalJob
 
 
 @dataclass(frozen=True)
@@ -79,29 +78,6 @@ def plan(suite: Suite, split: str, backend: str, entrants: list[Entrant]) -> lis
                 )
             )
     return jobs
-
-
-def _policy(ejob: EvalJob) -> Any:
-    """The controller's policy object, built as ``evaluation.pool.run_job`` builds it."""
-    from evaluation.resolve import load_checkpoint_policy
-    from evaluation.rollouts import make_baseline
-    from evaluation.user_policies import make_user_policy
-
-    c = ejob.controller
-    if c.kind == "baseline":
-        mode, change = _mode(ejob)
-        return make_baseline(c.name, ejob.scenario, ejob.reward, change, mode)
-    if c.kind == "trained":
-        return load_checkpoint_policy(c)
-    return make_user_policy(c, ejob)
-
-
-def _mode(ejob: EvalJob) -> tuple[str, float]:
-    """The environment's ``(action_mode, max_change)`` for the job's controller."""
-    c = ejob.controller
-    mode = c.action_mode if c.action_mode is not None else ejob.action_mode
-    change = c.max_change if c.max_change is not None else ejob.max_change
-    return mode, float(change)
 
 
 class _Episode:
@@ -163,9 +139,12 @@ def _row(raw: Any, ue: int, job: DatasetJob, terms: dict[str, Any] | None) -> di
 
 def record_run(job: DatasetJob) -> list[dict[str, Any]]:
     """Run one job in this process; its episodes, one per agent flow (in flow order)."""
+    from evaluation.pool import job_action_settings, job_policy
+    from evaluation.user_policies import make_user_policy
+
     ejob = eval_job(job)
-    policy = _policy(ejob)
-    mode, change = _mode(ejob)
+    policy = job_policy(ejob, make_policy=make_user_policy)
+    mode, change = job_action_settings(ejob)
     env_kwargs = {"timeout_s": STEP_TIMEOUT_S, "max_change": change, "action_mode": mode}
     if len(job.scenario.agent_flows) > 1:
         episodes = _record_multi(job, ejob.reward, policy, env_kwargs)
