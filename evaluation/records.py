@@ -35,6 +35,7 @@ RESULT_COLUMNS: tuple[str, ...] = (
     "scenario",
     "seed",
     "backend",
+    "fast_params",
     "status",
     "error",
     "wall_s",
@@ -143,6 +144,14 @@ class EvalJob:
     fast_params: Mapping[str, Any] = field(default_factory=dict, hash=False)
 
 
+def fast_params_label(fast_params: Mapping[str, Any] | None) -> str:
+    """The results table's ``fast_params`` cell: ``key=value`` pairs sorted by key, ``;``-joined.
+
+    Empty for the calibrated model (no override) and for every ns-3 run.
+    """
+    return ";".join(f"{k}={v}" for k, v in sorted((fast_params or {}).items()))
+
+
 def _none_to_nan(x: Any) -> float:
     return float("nan") if x is None else float(x)
 
@@ -200,6 +209,7 @@ def records_to_rows(
         **key,
         "kind": job.controller.kind,
         "backend": job.backend,
+        "fast_params": fast_params_label(job.fast_params),
         "status": "ok",
         "error": "",
         "wall_s": float(wall_s),
@@ -240,6 +250,7 @@ def failed_row(job: EvalJob, error: BaseException | str, wall_s: float = float("
             "scenario": job.scenario.name,
             "seed": int(job.seed),
             "backend": job.backend,
+            "fast_params": fast_params_label(job.fast_params),
             "status": "failed",
             "error": text,
             "wall_s": float(wall_s),

@@ -16,8 +16,8 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterator, Mapping
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -106,24 +106,99 @@ def run_policy(
     env = LteCellEnv(scenario=spec, reward=reward, backend=backend, **(env_kwargs or {}))
     rec = EpisodeRecords(spec=spec, controller=label, seed=seed)
     try:
-        obs, info = env.reset(seed=seed)
-        rec.append(info["t"], info["flows"], info["ues"])
-        if hasattr(policy, "reset"):
-            policy.reset()
-        state, start, done = None, np.array([True]), False
-        while not done:
-            action, state = policy.predict(
-                obs, state=state, episode_start=start, deterministic=deterministic
-            )
-            start = np.array([False])
-            obs, r, terminated, truncated, info = env.step(action)
-            rec.append(info["t"], info["flows"], info["ues"], r)
-            done = terminated or truncated
+        for step in policy_steps(env, policy, seed, deterministic):
+            info = step.info
+            if step.action is None:  # the reset
+                rec.append(info["t"], info["flows"], info["ues"])
+                continue
+            rec.append(info["t"], info["flows"], info["ues"], step.reward)
             if on_step is not None:
                 on_step(info["t"])
     finally:
         env.close()
     return rec
+
+
+class PolicyStep(NamedTuple):
+    """One transition of ``policy_steps``: after ``reset``, ``action`` and ``reward`` are None."""
+
+    action: Any
+    obs: Any
+    reward: float | None
+    terminated: bool
+    truncated: bool
+    info: dict[str, Any]
+
+
+def policy_steps(
+    env: Any, policy: Predictor, seed: int, deterministic: bool = True
+) -> Iterator[PolicyStep]:
+    """Reset the single-agent ``env`` with ``seed`` and drive it with ``policy`` to its end.
+
+    The one loop that evaluation (``run_policy``) and the offline dataset
+    (``evaluation.benchmark.recorder``) share: a stateful policy is reset after the
+    environment, the recurrent state and ``episode_start`` are carried as SB3 expects.
+    The caller owns ``env`` (and closes it).
+    """
+    obs, info = env.reset(seed=seed)
+    yield PolicyStep(None, obs, None, False, False, info)
+    if hasattr(policy, "reset"):
+        policy.reset()
+    state, start, done = None, np.array([True]), False
+    while not done:
+        action, state = policy.predict(
+            obs, state=state, episode_start=start, deterministic=deterministic
+        )
+        start = np.array([False])
+        obs, r, terminated, truncated, info = env.step(action)
+        yield PolicyStep(action, obs, r, terminated, truncated, info)
+        done = terminated or truncated
+
+
+class AgentsStep(NamedTuple):
+    """One step of ``agents_steps``, as ``MultiFlowCellEnv`` returns it (per-agent dicts).
+
+    After ``reset``, ``actions`` is None and the other dicts are empty.
+    """
+
+    actions: dict[str, Any] | None
+    obs: dict[str, Any]
+    rewards: dict[str, float]
+    terminations: dict[str, bool]
+    truncations: dict[str, bool]
+    infos: dict[str, Any]
+
+
+def agents_steps(
+    env: Any, policy: Predictor, seed: int, deterministic: bool = True
+) -> Iterator[AgentsStep]:
+    """Reset the parallel multi-agent ``env`` with ``seed``; drive every agent with ``policy``.
+
+    Each agent gets its own copy of a stateful baseline (``reset``), and its own recurrent
+    state and episode start with a trained model (parameter sharing). The one loop of
+    ``run_policy_multi`` and the offline dataset's recorder; the caller owns ``env``.
+    """
+    stateful = hasattr(policy, "reset")
+    policies = {a: copy.deepcopy(policy) if stateful else policy for a in env.possible_agents}
+    obs, _ = env.reset(seed=seed)
+    yield AgentsStep(None, obs, {}, {}, {}, {})
+    for p in policies.values() if stateful else ():
+        p.reset()
+    states: dict[str, Any] = dict.fromkeys(env.possible_agents)
+    started: set[str] = set()
+    while env.agents:
+        actions = {}
+        for agent in env.agents:
+            start = np.array([agent not in started])
+            started.add(agent)
+            actions[agent], states[agent] = policies[agent].predict(
+                obs[agent],
+                state=states[agent],
+                episode_start=start,
+                deterministic=deterministic,
+            )
+        obs, rewards, terms, truncs, infos = env.step(actions)
+        yield AgentsStep(actions, obs, rewards, terms, truncs, infos)
 
 
 def run_policy_multi(
@@ -161,28 +236,9 @@ def run_policy_multi(
                 on_step(raw.t)
         pending.clear()
 
-    stateful = hasattr(policy, "reset")
-    policies = {a: copy.deepcopy(policy) if stateful else policy for a in env.possible_agents}
     try:
-        obs, _ = env.reset(seed=seed)
-        flush()
-        for p in policies.values() if stateful else ():
-            p.reset()
-        states: dict[str, Any] = dict.fromkeys(env.possible_agents)
-        started: set[str] = set()
-        while env.agents:
-            actions = {}
-            for agent in env.agents:
-                start = np.array([agent not in started])
-                started.add(agent)
-                actions[agent], states[agent] = policies[agent].predict(
-                    obs[agent],
-                    state=states[agent],
-                    episode_start=start,
-                    deterministic=deterministic,
-                )
-            obs, rewards, _, _, _ = env.step(actions)
-            acted = [rewards[a] for a in actions]
+        for step in agents_steps(env, policy, seed, deterministic):
+            acted = [step.rewards[a] for a in step.actions or ()]
             flush(float(np.mean(acted)) if acted else None)
     finally:
         env.close()

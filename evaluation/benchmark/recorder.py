@@ -10,7 +10,6 @@ the cell's records and the reward terms (``evaluation.benchmark.dataset`` docume
 
 from __future__ import annotations
 
-import copy
 import math
 from dataclasses import dataclass
 from typing import Any
@@ -24,6 +23,7 @@ from evaluation.benchmark.cache import scenario_dict
 from evaluation.benchmark.entrants import Entrant
 from evaluation.benchmark.runner import STEP_TIMEOUT_S, eval_job
 from evaluation.benchmark.suite import Suite
+from evaluation.rollouts import agents_steps, policy_steps
 
 
 @dataclass(frozen=True)
@@ -179,25 +179,18 @@ def record_run(job: DatasetJob) -> list[dict[str, Any]]:
 def _record_single(
     job: DatasetJob, reward: RewardSpec, policy: Any, env_kwargs: dict[str, Any]
 ) -> tuple[_Episode, int]:
-    """``evaluation.rollouts.run_policy``'s loop, keeping observations, actions and infos."""
+    """``evaluation.rollouts.policy_steps``'s run, keeping observations, actions and infos."""
     from envs.lte_cell import LteCellEnv
 
     env = LteCellEnv(scenario=job.scenario, reward=reward, backend=job.backend, **env_kwargs)
     ue = job.scenario.flows[env.flow].ue
     try:
-        obs, info = env.reset(seed=job.seed)
-        ep = _Episode(obs, _row(_Raw(info), ue, job, None))
-        if hasattr(policy, "reset"):
-            policy.reset()
-        state, start, done = None, np.array([True]), False
-        while not done:
-            action, state = policy.predict(
-                obs, state=state, episode_start=start, deterministic=True
-            )
-            start = np.array([False])
-            obs, r, terminated, truncated, info = env.step(action)
-            ep.step(action, obs, r, terminated, truncated, _row(_Raw(info), ue, job, info))
-            done = terminated or truncated
+        steps = policy_steps(env, policy, job.seed, deterministic=True)
+        first = next(steps)
+        ep = _Episode(first.obs, _row(_Raw(first.info), ue, job, None))
+        for s in steps:
+            row = _row(_Raw(s.info), ue, job, s.info)
+            ep.step(s.action, s.obs, s.reward, s.terminated, s.truncated, row)
         return ep, env.rng_run
     finally:
         env.close()
@@ -216,7 +209,7 @@ class _Raw:
 def _record_multi(
     job: DatasetJob, reward: RewardSpec, policy: Any, env_kwargs: dict[str, Any]
 ) -> dict[int, tuple[_Episode, int]]:
-    """``evaluation.rollouts.run_policy_multi``'s loop: one episode per agent flow.
+    """``evaluation.rollouts.agents_steps``'s run: one episode per agent flow.
 
     An agent's episode starts with the observation at which its flow joins and ends with the
     step after which it leaves.
@@ -227,35 +220,24 @@ def _record_multi(
     pending: list[Any] = []
     env.on_raw = pending.append
     ue = {a: job.scenario.flows[f].ue for a, f in env.agent_flow.items()}
-    stateful = hasattr(policy, "reset")
-    policies = {a: copy.deepcopy(policy) if stateful else policy for a in env.possible_agents}
     episodes: dict[str, _Episode] = {}
     try:
-        obs, _ = env.reset(seed=job.seed)
-        for a in obs:
-            episodes[a] = _Episode(obs[a], _row(pending[-1], ue[a], job, None))
-        pending.clear()
-        for p in policies.values() if stateful else ():
-            p.reset()
-        states: dict[str, Any] = dict.fromkeys(env.possible_agents)
-        started: set[str] = set()
-        while env.agents:
-            actions = {}
-            for agent in env.agents:
-                start = np.array([agent not in started])
-                started.add(agent)
-                actions[agent], states[agent] = policies[agent].predict(
-                    obs[agent], state=states[agent], episode_start=start, deterministic=True
-                )
-            obs, rewards, terms, truncs, infos = env.step(actions)
+        for step in agents_steps(env, policy, job.seed, deterministic=True):
             stepped, last = pending[0], pending[-1]
             pending.clear()
-            for a in obs:
-                if a in actions:
-                    row = _row(stepped, ue[a], job, infos[a])
-                    episodes[a].step(actions[a], obs[a], rewards[a], terms[a], truncs[a], row)
-                else:  # its flow joins now
-                    episodes[a] = _Episode(obs[a], _row(last, ue[a], job, None))
+            for a in step.obs:
+                if step.actions is not None and a in step.actions:
+                    row = _row(stepped, ue[a], job, step.infos[a])
+                    episodes[a].step(
+                        step.actions[a],
+                        step.obs[a],
+                        step.rewards[a],
+                        step.terminations[a],
+                        step.truncations[a],
+                        row,
+                    )
+                else:  # the reset, or its flow joins now
+                    episodes[a] = _Episode(step.obs[a], _row(last, ue[a], job, None))
         return {env.agent_flow[a]: (ep, env.rng_run) for a, ep in episodes.items()}
     finally:
         env.close()

@@ -128,12 +128,16 @@ def test_evaluate_many_passes_fast_params_to_every_job_and_refuses_them_on_ns3()
         evaluate_many(["cubic"], [SHORT], [1], backend="ns3", fast_params={"uplink": "bsr"})
     with pytest.raises(SpecError, match=r"fast_params\.uplnk is not a FastSimParams field"):
         evaluate_many(["cubic"], [SHORT], [1], backend="fast", fast_params={"uplnk": "bsr"})
+    calibrated, _, _ = evaluate_many(["cubic"], [SHORT], [1], backend="fast")
+    assert calibrated["fast_params"].tolist() == [""]
     runs = {}
     for uplink in ("periodic", "bsr"):
         results, _, ts = evaluate_many(
             ["cubic", "explicit_rate"], [SHORT], [1], backend="fast", fast_params={"uplink": uplink}
         )
         assert (results["status"] == "ok").all(), results["error"].tolist()
+        # The results table names the model each row ran (before: no column for it).
+        assert (results["fast_params"] == f"uplink={uplink}").all()
         runs[uplink] = ts.groupby("controller")["rtt_ms"].mean()
     # Native (cubic) and policy (explicit_rate) jobs alike ran the other uplink model.
     assert (runs["periodic"] != runs["bsr"]).all()
