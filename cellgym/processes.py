@@ -1,14 +1,24 @@
-"""Child processes started from inside another framework's worker.
+"""Child processes: they never outlive their owner, and start from inside other frameworks.
+
+Every simulator, experiment and pool worker CellGym starts goes through ``die_with_parent`` (in
+the child between ``fork`` and ``exec``, ``preexec_fn``, or first thing in a worker) and ``reap``
+(ends a child's process group, SIGTERM then SIGKILL, and waits for it).
 
 joblib's loky workers (Hydra's joblib launcher) set the process-wide start method to ``loky``.
 A ``multiprocessing`` child started from there with ``forkserver`` or ``spawn`` is told to use
 that same start method, and fails with ``ValueError: cannot find context for 'loky'`` because loky
-is not registered in the child. Before starting our own children, set a standard method again.
+is not registered in the child. Before starting our own children, set a standard method again
+(``use_standard_start_method``).
 """
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import multiprocessing as mp
+import os
+import signal
+import subprocess
 
 #: The start methods the standard library knows.
 STANDARD_START_METHODS: tuple[str, ...] = ("fork", "spawn", "forkserver")
@@ -21,3 +31,33 @@ def use_standard_start_method(method: str = "forkserver") -> None:
         if method not in mp.get_all_start_methods():
             method = "spawn"
         mp.set_start_method(method, force=True)
+
+
+#: Linux ``prctl`` option: the signal the kernel sends this process when its parent thread ends.
+PR_SET_PDEATHSIG = 1
+
+
+def die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
+    """Ask the kernel to SIGKILL this process when its parent dies (Linux ``prctl``)."""
+    try:
+        libc = ctypes.CDLL("libc.so.6", use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def signal_group(pgid: int, sig: int) -> None:
+    """Send ``sig`` to a process group that may already be gone."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(pgid, sig)
+
+
+def reap(proc: subprocess.Popen, grace_s: float = 1.0) -> None:
+    """Terminate a process (and its group), escalating to SIGKILL, and reap it."""
+    if proc.poll() is None:
+        signal_group(proc.pid, signal.SIGTERM)
+        try:
+            proc.wait(grace_s)
+        except subprocess.TimeoutExpired:
+            signal_group(proc.pid, signal.SIGKILL)
+            proc.wait()

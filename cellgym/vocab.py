@@ -43,10 +43,8 @@ ALGORITHM_PREFIXES: dict[str, str] = {
     "fastppo": "FastPPO",
     "fast_ppo": "FastPPO",
 }
-#: ``agent.kwargs`` of FastPPO (``learners.run``): SB3 PPO's arguments that it implements, under
-#: SB3's names, its torch thread counts and ``cells_scale`` (every batch of cells that many times
-#: larger).
-FAST_PPO_KWARGS: tuple[str, ...] = (
+#: SB3 PPO's ``agent.kwargs`` that FastPPO (``learners.run``) implements, under SB3's names.
+FAST_PPO_SB3_KWARGS: tuple[str, ...] = (
     "n_steps",
     "batch_size",
     "n_epochs",
@@ -59,6 +57,11 @@ FAST_PPO_KWARGS: tuple[str, ...] = (
     "max_grad_norm",
     "normalize_advantage",
     "target_kl",
+)
+#: ``agent.kwargs`` of FastPPO: ``FAST_PPO_SB3_KWARGS``, its torch thread counts and
+#: ``cells_scale`` (every batch of cells that many times larger).
+FAST_PPO_KWARGS: tuple[str, ...] = (
+    *FAST_PPO_SB3_KWARGS,
     "torch_threads",
     "update_threads",
     "cells_scale",

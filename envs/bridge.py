@@ -24,12 +24,10 @@ can be served too.
 
 from __future__ import annotations
 
-import ctypes
 import json
 import logging
 import os
 import queue
-import signal
 import socket
 import struct
 import subprocess
@@ -45,6 +43,7 @@ from typing import Any
 import gymnasium as gym
 import numpy as np
 
+from cellgym.processes import die_with_parent, reap
 from cellgym.proto import ns3opengym_pb2 as pb
 from envs.zmtp import ZmtpError, ZmtpRep
 
@@ -166,15 +165,6 @@ def _parse_info(text: str) -> Any:
         return json.loads(text)
     except json.JSONDecodeError:
         return text
-
-
-def _die_with_parent() -> None:  # pragma: no cover - runs in the child between fork and exec
-    """Ask the kernel to SIGKILL this process when its parent dies (Linux ``prctl``)."""
-    try:
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        libc.prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
-    except OSError:
-        pass
 
 
 class _Spawner:
@@ -311,26 +301,9 @@ def peer_owned_by(conn: socket.socket, pid: int) -> bool:
     return False
 
 
-def _reap(proc: subprocess.Popen[bytes], grace_s: float = 1.0) -> None:
-    """Terminate a process (and its group), escalating to SIGKILL, and reap it."""
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-        except (ProcessLookupError, PermissionError):
-            pass
-        try:
-            proc.wait(grace_s)
-        except subprocess.TimeoutExpired:
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except (ProcessLookupError, PermissionError):
-                pass
-            proc.wait()
-
-
 def _cleanup(proc: subprocess.Popen[bytes] | None, sock: ZmtpRep) -> None:
     if proc is not None:
-        _reap(proc)
+        reap(proc)
     sock.close()
 
 
@@ -403,7 +376,7 @@ class Ns3Bridge:
             stderr=self._stderr,
             cwd=cwd,
             start_new_session=True,
-            preexec_fn=_die_with_parent,
+            preexec_fn=die_with_parent,
         )
         self.pid = self._proc.pid
         # Only the simulator started here may connect; anyone else on the host is refused.
@@ -511,7 +484,7 @@ class Ns3Bridge:
                 )
             if time.monotonic() > deadline:
                 tail = self.stderr_tail()
-                _reap(self._proc, grace_s=0.2)
+                reap(self._proc, grace_s=0.2)
                 raise SimulatorTimeout(
                     f"no message from the simulator within {self.timeout_s:g} s; it was killed",
                     self._proc.returncode,
@@ -547,7 +520,7 @@ class Ns3Bridge:
         try:
             self._proc.wait(min(self.timeout_s, 10.0))
         except subprocess.TimeoutExpired:
-            _reap(self._proc)
+            reap(self._proc)
         if self._proc.returncode not in (0, None):
             raise SimulatorError(
                 "the simulator failed while ending", self._proc.returncode, self.stderr_tail()

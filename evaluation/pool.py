@@ -31,10 +31,10 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from cellgym.metrics import EpisodeRecords
+from cellgym.processes import die_with_parent
 from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec, load_scenario
 from cellgym.vocab import BACKENDS, SpecError, check_choice
-from envs.bridge import _die_with_parent
 from envs.fast_params import check_fast_params, fast_sim_params
 from evaluation.records import (
     FLOW_COLUMNS,
@@ -195,7 +195,7 @@ def _worker_init(caller: int | None = None, caller_temp_dir: str | None = None) 
         caller_temp_dir: The caller's ``multiprocessing`` temporary folder, removed by the
             workers when the caller has ended without removing it (``worker_initargs``).
     """
-    _die_with_parent()  # the direct parent (the fork server, or the caller under spawn)
+    die_with_parent()  # the direct parent (the fork server, or the caller under spawn)
     if caller is not None:
         _watch_parent(caller, caller_temp_dir)
     os.environ.setdefault("OMP_NUM_THREADS", "1")

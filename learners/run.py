@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agents.callbacks import PeriodicEvalCallback
-from cellgym.vocab import FAST_PPO_KWARGS, SpecError
+from cellgym.vocab import FAST_PPO_KWARGS, FAST_PPO_SB3_KWARGS, SpecError
 from configs.schema import TrainConfig
 from learners.cells import FastCells
 from learners.policy import PPOPolicy
@@ -32,20 +32,7 @@ log = logging.getLogger(__name__)
 ALGO = "FastPPO"
 
 #: ``agent.kwargs`` of SB3's PPO that ``PPOConfig`` takes under the same name.
-SHARED_KWARGS: tuple[str, ...] = (
-    "n_steps",
-    "batch_size",
-    "n_epochs",
-    "learning_rate",
-    "gamma",
-    "gae_lambda",
-    "clip_range",
-    "ent_coef",
-    "vf_coef",
-    "max_grad_norm",
-    "normalize_advantage",
-    "target_kl",
-)
+SHARED_KWARGS: tuple[str, ...] = FAST_PPO_SB3_KWARGS
 #: ``agent.kwargs`` of ``agent.algo=FastPPO``: SB3's shared ones, the learner's thread counts and
 #: ``cells_scale`` (every batch of training cells that many times larger, the mixture's
 #: proportions kept).

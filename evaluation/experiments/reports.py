@@ -31,9 +31,7 @@ checks of that tree run nothing.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import json
-import os
 import signal
 import subprocess
 import sys
@@ -44,8 +42,8 @@ from pathlib import Path
 from typing import Any
 
 from cellgym.paths import REPO_ROOT
+from cellgym.processes import die_with_parent, reap, signal_group
 from cellgym.provenance import file_digests, git_state, inputs_digest, staleness
-from envs.bridge import _die_with_parent, _reap
 from evaluation.experiments import behaviour, inputs
 
 
@@ -284,12 +282,6 @@ def to_regenerate(
     return out
 
 
-def _signal_group(pgid: int, sig: int) -> None:
-    """Send ``sig`` to a process group that may already be gone."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
 def run_command(cmd: Sequence[str], cwd: Path = REPO_ROOT, grace_s: float = 5.0) -> int:
     """Run one report's command; return its exit status.
 
@@ -298,13 +290,13 @@ def run_command(cmd: Sequence[str], cwd: Path = REPO_ROOT, grace_s: float = 5.0)
     ``PR_SET_PDEATHSIG``, their simulators; SIGKILL after ``grace_s``) and then exits with
     128 + the signal, and the kernel kills the child if this process is killed outright.
     """
-    proc = subprocess.Popen(list(cmd), cwd=cwd, start_new_session=True, preexec_fn=_die_with_parent)
+    proc = subprocess.Popen(list(cmd), cwd=cwd, start_new_session=True, preexec_fn=die_with_parent)
     stopped: list[tuple[int, float]] = []
 
     def stop(signum: int, _frame: object) -> None:
         # No waiting here: the handler may interrupt proc.wait, which holds the Popen's lock.
         stopped.append((signum, time.monotonic()))
-        _signal_group(proc.pid, signal.SIGTERM)
+        signal_group(proc.pid, signal.SIGTERM)
 
     previous = {s: signal.signal(s, stop) for s in (signal.SIGTERM, signal.SIGINT)}
     try:
@@ -314,14 +306,14 @@ def run_command(cmd: Sequence[str], cwd: Path = REPO_ROOT, grace_s: float = 5.0)
                 break
             except subprocess.TimeoutExpired:
                 if stopped and time.monotonic() - stopped[0][1] > grace_s:
-                    _signal_group(proc.pid, signal.SIGKILL)
+                    signal_group(proc.pid, signal.SIGKILL)
     finally:
         for s, handler in previous.items():
             signal.signal(s, handler)
-        _reap(proc, grace_s=grace_s)
+        reap(proc, grace_s=grace_s)
     if stopped:
         # The group's other members (pool workers) may outlive the leader by a moment.
-        _signal_group(proc.pid, signal.SIGKILL)
+        signal_group(proc.pid, signal.SIGKILL)
         raise SystemExit(128 + stopped[0][0])
     return rc
 
