@@ -28,7 +28,7 @@ main(int argc, char* argv[])
 {
     // -- the command line, checked; the run's draws (cellgym/draws.py; the fast model takes the
     // same) -----------------------------------------------------------------------------------
-    const CellGymScenarioConfig cfg = ParseScenarioConfig(argc, argv);
+    const CellGymScenarioConfig cfg = ParseScenarioConfig(argc, argv, __FILE__);
     const CellGymDraws draws = LoadScenarioDraws(cfg);
 
     // -- randomness: RngSeed fixed, RngRun from the seed (replications) ------------------------

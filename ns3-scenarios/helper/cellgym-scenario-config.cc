@@ -522,10 +522,10 @@ FillDrawsExpect(CellGymScenarioConfig& c)
 } // namespace
 
 CellGymScenarioConfig
-ParseScenarioConfig(int argc, char* argv[])
+ParseScenarioConfig(int argc, char* argv[], const std::string& program)
 {
     std::set<std::string> given;
-    OptionText opt = ReadScenarioOptions(argc, argv, given);
+    OptionText opt = ReadScenarioOptions(argc, argv, program, given);
 
     CellGymScenarioConfig c;
     ParseCellOptions(opt, given, c);

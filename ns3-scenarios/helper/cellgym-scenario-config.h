@@ -103,9 +103,10 @@ struct CellGymScenarioConfig
  * 5G-LENA.
  * @param argc argument count
  * @param argv arguments
+ * @param program the program's source file (__FILE__), which CommandLine names it after
  * @return the checked configuration
  */
-CellGymScenarioConfig ParseScenarioConfig(int argc, char* argv[]);
+CellGymScenarioConfig ParseScenarioConfig(int argc, char* argv[], const std::string& program);
 
 /**
  * @brief The run's draws (--draws, cellgym/draws.py; the fast model takes the same), checked

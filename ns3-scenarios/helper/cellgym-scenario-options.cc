@@ -163,11 +163,12 @@ CheckOptionNames(int argc, char* argv[], const OptionText& opt)
     return given;
 }
 
-/// The options as text: the defaults, then the command line through ns-3's CommandLine.
+/// The options as text: the defaults, then the command line through ns-3's CommandLine, named
+/// after the program's source file.
 void
-ReadCommandLine(int argc, char* argv[], OptionText& opt)
+ReadCommandLine(int argc, char* argv[], const std::string& program, OptionText& opt)
 {
-    CommandLine cmd(__FILE__);
+    CommandLine cmd(program);
     cmd.Usage(
         "CellGym's cell: one LTE eNB (PF scheduler, Okumura-Hata urban path loss, RLC UM) or, with "
         "--cellType=nr, one 5G-LENA gNB (TR 38.901 channel, OFDMA PF/RR, RLC UM), UEs at "
@@ -242,7 +243,10 @@ ParseUint(const std::string& field, const std::string& value, uint64_t low, uint
 }
 
 OptionText
-ReadScenarioOptions(int argc, char* argv[], std::set<std::string>& given)
+ReadScenarioOptions(int argc,
+                    char* argv[],
+                    const std::string& program,
+                    std::set<std::string>& given)
 {
     OptionText opt;
     for (const auto& o : kOptions)
@@ -250,7 +254,7 @@ ReadScenarioOptions(int argc, char* argv[], std::set<std::string>& given)
         opt[o.name] = o.defaultValue;
     }
     given = CheckOptionNames(argc, argv, opt);
-    ReadCommandLine(argc, argv, opt);
+    ReadCommandLine(argc, argv, program, opt);
     return opt;
 }
 

@@ -20,10 +20,14 @@ using OptionText = std::map<std::string, std::string>;
  * argument or an unknown option exits with status 2.
  * @param argc argument count
  * @param argv arguments
+ * @param program the program's source file (__FILE__: CommandLine names the program after it)
  * @param given set to the names given on the command line
  * @return every option's value, as text
  */
-OptionText ReadScenarioOptions(int argc, char* argv[], std::set<std::string>& given);
+OptionText ReadScenarioOptions(int argc,
+                               char* argv[],
+                               const std::string& program,
+                               std::set<std::string>& given);
 
 /**
  * @brief Exit with status 2: the option's value is invalid, and what it allows.
