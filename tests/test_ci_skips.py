@@ -23,7 +23,7 @@ MISSING_REASONS = (
 
 def _nr_missing_message() -> str:
     """What the scenario program built without 5G-LENA prints (nr_build.nr_missing's reason)."""
-    source = (ROOT / "ns3-scenarios/examples/cellgym-lte.cc").read_text()
+    source = (ROOT / "ns3-scenarios/helper/cellgym-scenario-config.cc").read_text()
     start = source.index('"cellgym-lte: --cellType=nr is not available')
     block = source[start : source.index("<< std::endl", start)]
     return "".join(re.findall(r'"([^"]*)"', block))

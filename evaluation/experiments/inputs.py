@@ -18,6 +18,7 @@ COMMON: tuple[str, ...] = (
     "ns3-scenarios/CMakeLists.txt",
     "ns3-scenarios/NS3-VERSION",
     "ns3-scenarios/model/**/*",
+    "ns3-scenarios/helper/**/*",
     "ns3-scenarios/examples/**/*",
     "cellgym/controllers.py",
     "cellgym/fields.py",

@@ -13,7 +13,8 @@ from cellgym.fields import FLOW_FIELDS, UE_FIELDS
 
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("cellgym", "envs", "agents", "baselines", "configs", "evaluation", "workflows")
-SCENARIO_PROGRAM = ROOT / "ns3-scenarios" / "examples" / "cellgym-lte.cc"
+#: The scenario program's step loop: its observation columns and record header.
+STEP_LOOP = ROOT / "ns3-scenarios" / "helper" / "cellgym-step-loop.cc"
 SENDER_APP = ROOT / "ns3-scenarios" / "model" / "cellgym-sender-app.cc"
 
 
@@ -24,7 +25,7 @@ def _cpp_string_array(source: str, name: str) -> tuple[str, ...]:
 
 
 def test_cpp_record_fields_match_python():
-    source = SCENARIO_PROGRAM.read_text()
+    source = STEP_LOOP.read_text()
     assert _cpp_string_array(source, "kFlowFieldNames") == FLOW_FIELDS
     assert _cpp_string_array(source, "kUeFieldNames") == UE_FIELDS
     header = (ROOT / "ns3-scenarios" / "model" / "cellgym-sender-app.h").read_text()

@@ -14,6 +14,9 @@ ROOT = Path(__file__).resolve().parents[2]
 #: The sources whose ``std::exit(N)`` and ``Fail(..., N)`` end the program.
 SOURCES = (
     "ns3-scenarios/examples/cellgym-lte.cc",
+    "ns3-scenarios/helper/cellgym-scenario-options.cc",
+    "ns3-scenarios/helper/cellgym-scenario-config.cc",
+    "ns3-scenarios/helper/cellgym-step-loop.cc",
     "ns3-scenarios/model/opengym-bridge.cc",
     "ns3-scenarios/model/zmtp-req.cc",
     "ns3-scenarios/model/cellgym-capacity-trace.cc",
