@@ -29,9 +29,6 @@ FILE_ALLOW = {
     # the base-station tap (ARCHITECTURE.md: every base-station controller subscribes to it),
     # which takes the packet and TTI hooks out of the agent.
     "model/xrc-enb-agent.cc",
-    # The sender application with every controller's branch. Next step: one interface for
-    # explicit-feedback senders, so the sender has no per-controller branch.
-    "model/cellgym-sender-app.cc",
 }
 
 #: Functions over FUNCTION_LINES, outside the helper refactor: the next step is to split each.

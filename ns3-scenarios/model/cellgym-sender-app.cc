@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "cellgym-sender-app.h"
 
+#include "cellgym-explicit-sender.h"
 #include "cellgym-explicit-tags.h"
 #include "cellgym-pareto-stream.h"
 #include "cellgym-pbe-monitor.h"
@@ -33,6 +34,15 @@ namespace
 const std::map<std::string, std::string>&
 CcaTypes()
 {
+    // The explicit senders are created by name and used through CellGymExplicitSender alone:
+    // naming their TypeIds here links their code into every program that has senders (a static
+    // library gives a program only the objects it refers to).
+    static const TypeId explicitSenders[] = {TcpXrc::GetTypeId(),
+                                             TcpXcp::GetTypeId(),
+                                             TcpRcp::GetTypeId(),
+                                             TcpXcpr::GetTypeId(),
+                                             TcpPbe::GetTypeId()};
+    (void)explicitSenders;
     static const std::map<std::string, std::string> types{
         {"cubic", "ns3::TcpCubic"},
         {"newreno", "ns3::TcpNewReno"},
@@ -60,6 +70,9 @@ CcaTypes()
     };
     return types;
 }
+
+/// How an explicit sender paces (cellgym-explicit-sender.h).
+using Pacing = CellGymExplicitSender::Pacing;
 
 constexpr uint32_t kChunkBytes = 64 * 1024;
 constexpr double kVideoTickS = 0.01;
@@ -175,17 +188,17 @@ CellGymSenderApp::OpenSocket()
                                     MakeCallback(&CellGymSenderApp::OnCongState, this));
     tcp->TraceConnectWithoutContext("PacingRate",
                                     MakeCallback(&CellGymSenderApp::OnPacingRate, this));
-    // BBR and PBE-CC need pacing (agent flows switch it on and off themselves, per command).
-    if (m_config.cca == "bbr" || m_config.cca == "pbecc")
+    // BBR and the explicit senders that pace all their segments (PBE-CC) need pacing (agent
+    // flows switch it on and off themselves, per command).
+    CellGymExplicitSender* explicitSender = ExplicitSender();
+    const auto pacing = explicitSender ? explicitSender->GetPacing() : Pacing::NONE;
+    if (m_config.cca == "bbr" || pacing == Pacing::ALL)
     {
         tcp->SetPacingStatus(true);
     }
-    // XCP and RCP: the congestion header on every segment, its bytes taken from the payload;
-    // RCP paces at its router's rate.
-    const uint32_t headerBytes = m_config.cca == "xcpr"  ? TcpXcpr::kHeaderBytes
-                                 : m_config.cca == "xcp" ? TcpXcp::kHeaderBytes
-                                 : m_config.cca == "rcp" ? TcpRcp::kHeaderBytes
-                                                         : 0;
+    // XCP, XCP-r and RCP: the congestion header on every segment, its bytes taken from the
+    // payload; RCP paces at its router's rate after the initial window.
+    const uint32_t headerBytes = explicitSender ? explicitSender->GetHeaderBytes() : 0;
     if (headerBytes > 0)
     {
         UintegerValue segSize;
@@ -195,7 +208,7 @@ CellGymSenderApp::OpenSocket()
         tcp->TraceConnectWithoutContext("Tx", MakeCallback(&CellGymSenderApp::OnTx, this));
         tcp->TraceConnectWithoutContext("RTT", MakeCallback(&CellGymSenderApp::OnSrtt, this));
     }
-    if (m_config.cca == "rcp")
+    if (pacing == Pacing::AFTER_INITIAL_WINDOW)
     {
         tcp->SetPacingStatus(true);
         tcp->SetPaceInitialWindow(false);
@@ -393,34 +406,9 @@ CellGymSenderApp::OnRx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSoc
     {
         OnFeedback(tag);
     }
-    XcprWindowTag window;
-    if (p->PeekPacketTag(window))
+    if (CellGymExplicitSender* explicitSender = ExplicitSender())
     {
-        if (Ptr<TcpXcpr> xcpr = DynamicCast<TcpXcpr>(m_cca))
-        {
-            xcpr->SetWindow(window.cwndBytes, window.epoch);
-        }
-    }
-    PbeRateTag pbe; // PBE-CC: the rate the UE stamped on this ACK
-    if (p->PeekPacketTag(pbe))
-    {
-        if (Ptr<TcpPbe> cca = DynamicCast<TcpPbe>(m_cca))
-        {
-            cca->SetRate(pbe.rateBps);
-        }
-    }
-    ExplicitFeedbackTag explicitTag;
-    if (p->PeekPacketTag(explicitTag))
-    {
-        if (Ptr<TcpXcp> xcp = DynamicCast<TcpXcp>(m_cca))
-        {
-            xcp->SetFeedback(explicitTag.xcpTotalBytes);
-        }
-        else if (Ptr<TcpRcp> rcp = DynamicCast<TcpRcp>(m_cca))
-        {
-            // The observation's fb_rate_mbps stays XRC's agent's rate, as in the fast model.
-            rcp->SetFeedback(explicitTag.rcpRateBps);
-        }
+        explicitSender->ReadFeedback(p); // XRC's, XCP's, XCP-r's, RCP's or PBE-CC's feedback
     }
     if (!(h.GetFlags() & TcpHeader::ACK))
     {
@@ -464,11 +452,9 @@ CellGymSenderApp::OnTx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSoc
     tag.rttS = m_srttS;
     tag.segBytes = m_segBytes;
     p->AddPacketTag(tag);
-    if (Ptr<TcpXcpr> xcpr = DynamicCast<TcpXcpr>(m_cca))
+    if (CellGymExplicitSender* explicitSender = ExplicitSender())
     {
-        XcprHeaderTag flag; // XCP-r: the reset count + 1 (the congestion flag)
-        flag.epoch = xcpr->GetHeaderEpoch();
-        p->AddPacketTag(flag);
+        explicitSender->TagSegment(p); // XCP-r: its congestion flag
     }
 }
 
@@ -541,11 +527,12 @@ CellGymSenderApp::OnFeedback(const XrcFeedbackTag& tag)
 {
     m_fbRateMbps = tag.rateMbps;
     m_fbHolMs = tag.holMs;
-    // The tag is read at the server's IP layer, before TCP processes the ACK that carries it.
-    if (Ptr<TcpXrc> xrc = DynamicCast<TcpXrc>(m_cca))
-    {
-        xrc->SetFeedback(tag.rateMbps, tag.holMs);
-    }
+}
+
+CellGymExplicitSender*
+CellGymSenderApp::ExplicitSender() const
+{
+    return dynamic_cast<CellGymExplicitSender*>(PeekPointer(m_cca));
 }
 
 void
@@ -573,9 +560,9 @@ CellGymSenderApp::Finished() const
 void
 CellGymSenderApp::TakeObservation(double* row)
 {
-    const bool pacing
-        = m_pacingMbps > 0
-          && (m_config.cca == "bbr" || m_config.cca == "pbecc" || m_config.cca == "agent");
+    const bool pacing = m_pacingMbps > 0
+                        && (m_config.cca == "bbr" || m_config.cca == "agent"
+                            || (ExplicitSender() && ExplicitSender()->GetPacing() == Pacing::ALL));
     row[0] = m_fbRateMbps;
     row[1] = m_fbHolMs;
     row[2] = m_rttLastMs;

@@ -3,6 +3,7 @@
 #define CELLGYM_SENDER_APP_H
 
 #include "cellgym-agent-congestion-ops.h"
+#include "cellgym-explicit-sender.h"
 #include "xrc-feedback-tag.h"
 
 #include "ns3/address.h"
@@ -85,8 +86,9 @@ class CellGymSenderApp : public Application
     Ptr<CellGymAgentCongestionOps> GetAgentOps() const;
 
     /**
-     * @brief An ACK reached the sender carrying the XRC agent's feedback (called from the
-     * socket's Rx trace, before TCP processes the ACK).
+     * @brief An ACK reached the sender carrying the XRC agent's feedback, for the observation
+     * (called from the socket's Rx trace, before TCP processes the ACK; the congestion control
+     * reads its own feedback: CellGymExplicitSender::ReadFeedback).
      * @param tag the feedback
      */
     void OnFeedback(const XrcFeedbackTag& tag);
@@ -129,6 +131,9 @@ class CellGymSenderApp : public Application
     void DoDispose() override;
 
   private:
+    /// @return the congestion control as an explicit-feedback sender, or nullptr (native TCPs)
+    CellGymExplicitSender* ExplicitSender() const;
+
     /// @brief Create the socket, choose its congestion control, connect.
     void StartApplication() override;
     /// @brief Stop sending and close the socket.

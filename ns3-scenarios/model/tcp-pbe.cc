@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "tcp-pbe.h"
 
+#include "cellgym-pbe-monitor.h"
+
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -81,6 +83,22 @@ Ptr<TcpCongestionOps>
 TcpPbe::Fork()
 {
     return CopyObject<TcpPbe>(this);
+}
+
+CellGymExplicitSender::Pacing
+TcpPbe::GetPacing() const
+{
+    return Pacing::ALL;
+}
+
+void
+TcpPbe::ReadFeedback(Ptr<const Packet> ack)
+{
+    PbeRateTag tag;
+    if (ack->PeekPacketTag(tag))
+    {
+        SetRate(tag.rateBps);
+    }
 }
 
 void

@@ -2,6 +2,8 @@
 #ifndef CELLGYM_TCP_PBE_H
 #define CELLGYM_TCP_PBE_H
 
+#include "cellgym-explicit-sender.h"
+
 #include "ns3/tcp-bbr.h"
 #include "ns3/tcp-congestion-ops.h"
 
@@ -28,7 +30,7 @@ namespace ns3
  * and its bandwidth estimate then overfills the slower Internet link (docs/pbe-cc.md). The
  * socket's pacing must be on.
  */
-class TcpPbe : public TcpCongestionOps
+class TcpPbe : public TcpCongestionOps, public CellGymExplicitSender
 {
   public:
     static TypeId GetTypeId();
@@ -47,6 +49,10 @@ class TcpPbe : public TcpCongestionOps
                      const TcpRateOps::TcpRateConnection& rc,
                      const TcpRateOps::TcpRateSample& rs) override;
     Ptr<TcpCongestionOps> Fork() override;
+
+    // CellGymExplicitSender: paced; the rate its UE stamped on the ACKs (PbeRateTag)
+    Pacing GetPacing() const override;
+    void ReadFeedback(Ptr<const Packet> ack) override;
 
     /// @brief The rate carried by the ACK about to be processed (payload bit/s; 0: none).
     void SetRate(double rateBps);

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "tcp-rcp.h"
 
+#include "cellgym-explicit-tags.h"
+
 #include "ns3/log.h"
 #include "ns3/uinteger.h"
 
@@ -45,6 +47,29 @@ Ptr<TcpCongestionOps>
 TcpRcp::Fork()
 {
     return CopyObject<TcpRcp>(this);
+}
+
+uint32_t
+TcpRcp::GetHeaderBytes() const
+{
+    return kHeaderBytes;
+}
+
+CellGymExplicitSender::Pacing
+TcpRcp::GetPacing() const
+{
+    return Pacing::AFTER_INITIAL_WINDOW;
+}
+
+void
+TcpRcp::ReadFeedback(Ptr<const Packet> ack)
+{
+    ExplicitFeedbackTag tag;
+    if (ack->PeekPacketTag(tag))
+    {
+        // The observation's fb_rate_mbps stays XRC's agent's rate, as in the fast model.
+        SetFeedback(tag.rcpRateBps);
+    }
 }
 
 void

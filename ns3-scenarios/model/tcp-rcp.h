@@ -2,6 +2,8 @@
 #ifndef CELLGYM_TCP_RCP_H
 #define CELLGYM_TCP_RCP_H
 
+#include "cellgym-explicit-sender.h"
+
 #include "ns3/tcp-congestion-ops.h"
 
 namespace ns3
@@ -17,7 +19,7 @@ namespace ns3
  * initial window leaves unpaced. Losses are repaired by ns-3's recovery; neither the rate nor the
  * window is cut (the paper leaves RCP's reaction to losses unspecified).
  */
-class TcpRcp : public TcpNewReno
+class TcpRcp : public TcpNewReno, public CellGymExplicitSender
 {
   public:
     /// The congestion header's bytes, taken from each segment's payload.
@@ -33,6 +35,11 @@ class TcpRcp : public TcpNewReno
     void IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked) override;
     void PktsAcked(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Time& rtt) override;
     Ptr<TcpCongestionOps> Fork() override;
+
+    // CellGymExplicitSender: RCP's header, paced at R after the initial window
+    uint32_t GetHeaderBytes() const override;
+    Pacing GetPacing() const override;
+    void ReadFeedback(Ptr<const Packet> ack) override;
 
     /**
      * @brief The rate carried by the ACK (or SYN-ACK) about to be processed.

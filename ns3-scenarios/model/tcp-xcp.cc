@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "tcp-xcp.h"
 
+#include "cellgym-explicit-tags.h"
+
 #include "ns3/log.h"
 
 #include <algorithm>
@@ -39,6 +41,22 @@ Ptr<TcpCongestionOps>
 TcpXcp::Fork()
 {
     return CopyObject<TcpXcp>(this);
+}
+
+uint32_t
+TcpXcp::GetHeaderBytes() const
+{
+    return kHeaderBytes;
+}
+
+void
+TcpXcp::ReadFeedback(Ptr<const Packet> ack)
+{
+    ExplicitFeedbackTag tag;
+    if (ack->PeekPacketTag(tag))
+    {
+        SetFeedback(tag.xcpTotalBytes);
+    }
 }
 
 void

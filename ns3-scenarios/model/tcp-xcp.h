@@ -2,6 +2,8 @@
 #ifndef CELLGYM_TCP_XCP_H
 #define CELLGYM_TCP_XCP_H
 
+#include "cellgym-explicit-sender.h"
+
 #include "ns3/tcp-congestion-ops.h"
 
 namespace ns3
@@ -18,7 +20,7 @@ namespace ns3
  * during fast recovery is dropped, and after a retransmission timeout it applies at once (as the
  * fast model does: the XCP-r paper's ns-2 XCP leaves a timeout that way).
  */
-class TcpXcp : public TcpNewReno
+class TcpXcp : public TcpNewReno, public CellGymExplicitSender
 {
   public:
     /// The congestion header's bytes, taken from each segment's payload.
@@ -34,6 +36,10 @@ class TcpXcp : public TcpNewReno
     void CongestionStateSet(Ptr<TcpSocketState> tcb,
                             const TcpSocketState::TcpCongState_t newState) override;
     Ptr<TcpCongestionOps> Fork() override;
+
+    // CellGymExplicitSender
+    uint32_t GetHeaderBytes() const override;
+    void ReadFeedback(Ptr<const Packet> ack) override;
 
     /**
      * @brief The feedback total carried by the ACK about to be processed.

@@ -138,6 +138,30 @@ TcpXcpr::GetPendingWindow() const
     return m_window;
 }
 
+uint32_t
+TcpXcpr::GetHeaderBytes() const
+{
+    return kHeaderBytes;
+}
+
+void
+TcpXcpr::ReadFeedback(Ptr<const Packet> ack)
+{
+    XcprWindowTag window;
+    if (ack->PeekPacketTag(window))
+    {
+        SetWindow(window.cwndBytes, window.epoch);
+    }
+}
+
+void
+TcpXcpr::TagSegment(Ptr<const Packet> segment)
+{
+    XcprHeaderTag flag; // the reset count + 1 (the congestion flag)
+    flag.epoch = GetHeaderEpoch();
+    segment->AddPacketTag(flag);
+}
+
 void
 TcpXcpr::SetWindow(double cwndBytes, uint32_t epoch)
 {

@@ -2,6 +2,8 @@
 #ifndef CELLGYM_TCP_XCPR_H
 #define CELLGYM_TCP_XCPR_H
 
+#include "cellgym-explicit-sender.h"
+
 #include "ns3/tag.h"
 #include "ns3/tcp-congestion-ops.h"
 
@@ -59,7 +61,7 @@ class XcprWindowTag : public Tag
  * timeout they apply at once. No slow start
  * and no probing of its own; on a loss NewReno's ssthresh, as XCP's.
  */
-class TcpXcpr : public TcpNewReno
+class TcpXcpr : public TcpNewReno, public CellGymExplicitSender
 {
   public:
     /// The congestion header's bytes (XCP's), taken from each segment's payload.
@@ -75,6 +77,12 @@ class TcpXcpr : public TcpNewReno
     void CongestionStateSet(Ptr<TcpSocketState> tcb,
                             const TcpSocketState::TcpCongState_t newState) override;
     Ptr<TcpCongestionOps> Fork() override;
+
+    // CellGymExplicitSender: XCP's header plus the congestion flag (XcprHeaderTag); the
+    // receiver's window from the ACKs (XcprWindowTag)
+    uint32_t GetHeaderBytes() const override;
+    void ReadFeedback(Ptr<const Packet> ack) override;
+    void TagSegment(Ptr<const Packet> segment) override;
 
     /**
      * @brief The window carried by the ACK about to be processed.

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "tcp-xrc.h"
 
+#include "xrc-feedback-tag.h"
+
 #include "ns3/double.h"
 #include "ns3/log.h"
 #include "ns3/simulator.h"
@@ -66,6 +68,17 @@ Ptr<TcpCongestionOps>
 TcpXrc::Fork()
 {
     return CopyObject<TcpXrc>(this);
+}
+
+void
+TcpXrc::ReadFeedback(Ptr<const Packet> ack)
+{
+    // The tag is read at the server's IP layer, before TCP processes the ACK that carries it.
+    XrcFeedbackTag tag;
+    if (ack->PeekPacketTag(tag))
+    {
+        SetFeedback(tag.rateMbps, tag.holMs);
+    }
 }
 
 void

@@ -2,6 +2,8 @@
 #ifndef CELLGYM_TCP_XRC_H
 #define CELLGYM_TCP_XRC_H
 
+#include "cellgym-explicit-sender.h"
+
 #include "ns3/tcp-congestion-ops.h"
 
 namespace ns3
@@ -39,7 +41,7 @@ namespace ns3
  * TcpSocketBase::EstimateRtt just before), and RTT_min = min(smallest sample, m_minRtt), the
  * latter contributing the handshake's sample.
  */
-class TcpXrc : public TcpNewReno
+class TcpXrc : public TcpNewReno, public CellGymExplicitSender
 {
   public:
     static TypeId GetTypeId();
@@ -53,6 +55,9 @@ class TcpXrc : public TcpNewReno
     void CongestionStateSet(Ptr<TcpSocketState> tcb,
                             const TcpSocketState::TcpCongState_t newState) override;
     Ptr<TcpCongestionOps> Fork() override;
+
+    // CellGymExplicitSender: the agent's rate and HoL delay from the ACKs (XrcFeedbackTag)
+    void ReadFeedback(Ptr<const Packet> ack) override;
 
     /**
      * @brief The feedback carried by the ACK about to be processed.

@@ -24,6 +24,7 @@ SUITES = [
     "trace-link",
     "xrc-bwp-manager",
     "agent-congestion-ops",
+    "explicit-sender",
 ]
 #: Suites compiled only in a build with 5G-LENA.
 NR_SUITES = {"xrc-bwp-manager"}
