@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import ast
 import dataclasses
+import functools
 import hashlib
 import importlib
 import json
@@ -58,6 +59,9 @@ PROBE_S = 1.0
 PROBE_SEED = 1
 #: Simulated seconds of a flow-completion probe (100 ms RTTs: a second completes few flows).
 FCT_PROBE_S = 4.0
+#: Simulated seconds of an XCP-r probe (its summary measures from 1 s, its fairness from 2 s on
+#: in 1 s windows).
+XCPR_PROBE_S = 4.0
 
 
 @dataclass
@@ -401,7 +405,7 @@ def _xcpr(args: Sequence[str]) -> Study:
         for n, cca, loss, _fig in x.CONFIGS:
             spec = x.paper_spec(n, cca, loss, ns.sim_time_s, buffer)
             plan.append(_spec_id(spec))
-            short = x.paper_spec(n, cca, loss, PROBE_S, buffer)
+            short = x.paper_spec(n, cca, loss, XCPR_PROBE_S, buffer)
             probes.append(
                 Probe(
                     f"fast {n} {cca} {loss:g} {buffer}",
@@ -412,7 +416,7 @@ def _xcpr(args: Sequence[str]) -> Study:
     for cca, loss, _fig in x.TIMEOUT_CONFIGS:
         spec = x.paper_spec(1, cca, loss, x.NS3_SIM_TIME_S, x.TIMEOUT_BUFFER)
         plan.append(_spec_id(spec))
-        short = x.paper_spec(1, cca, loss, PROBE_S, x.TIMEOUT_BUFFER)
+        short = x.paper_spec(1, cca, loss, XCPR_PROBE_S, x.TIMEOUT_BUFFER)
         for name, backend, rto in x.VARIANTS:
 
             def go(short: Any = short, backend: str = backend, rto: Any = rto) -> Any:
@@ -467,7 +471,7 @@ def _multi_agent(args: Sequence[str]) -> Study:
             ("--train-seed", {"type": int, "default": 0}),
             ("--seeds", {"type": int, "default": 3}),
             ("--sim-time-s", {"type": float, "default": 10.0}),
-            ("--backends", {"nargs": "+", "default": ["ns3", "fast"]}),
+            ("--backends", {"nargs": "+", "default": list(BACKENDS)}),
         ],
     )
     plan: list[Any] = [vars(ns), *[_spec_id(ma.scenario(n, ns.sim_time_s)) for n in ns.n]]
@@ -583,10 +587,15 @@ def _run_probe(p: Probe) -> str:
     return out
 
 
+@functools.lru_cache(maxsize=4)
+def _worker_probes(module: str, args: tuple[str, ...]) -> dict[str, Probe]:
+    """A worker's probes of a study, planned once per process (Zeus plans in seconds)."""
+    return {p.label: p for p in study_for(module, args).probes}
+
+
 def _probe_worker(item: tuple[str, list[str], str]) -> tuple[str, str]:
     module, args, label = item
-    probes = {p.label: p for p in study_for(module, args).probes}
-    return label, _run_probe(probes[label])
+    return label, _run_probe(_worker_probes(module, tuple(args))[label])
 
 
 def fingerprint(module: str, args: Sequence[str], jobs: int = 1) -> dict[str, Any]:
