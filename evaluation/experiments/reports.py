@@ -12,7 +12,18 @@ calibration fills the ns-3 run cache that the uplink-BSR table reuses).
 A report is regenerated with the arguments its committed provenance records, so the command that
 made it is the command that remakes it; a report not committed yet (``optional``) is made with
 its default arguments only when named with ``--only`` or ``--missing``.
-``tests/evaluation/test_provenance.py`` fails on any stale report, naming the changed inputs.
+
+**Stale means its behaviour changed.** A report records a behaviour fingerprint beside its inputs
+digest (``evaluation.experiments.behaviour``: its plan, short probe runs of it on both backends,
+its own modules' syntax). While no input file's content differs from the record, it is current
+without running anything; when some do, its probes run, and it stays current if they record
+what they recorded when it was made (a refactor, a comment, a docstring), and is stale, naming the
+probes that moved and its command, if not. A report made by ``--regenerate`` gets its fingerprint
+at once; ``--fingerprint`` stamps the reports whose inputs are unchanged since they were made
+(the only time a fingerprint can be trusted to describe the report).
+``tests/evaluation/test_provenance.py`` fails on any stale report.
+
+    python -m evaluation.experiments.reports --fingerprint    # stamp the byte-current reports
 """
 
 from __future__ import annotations
@@ -33,7 +44,15 @@ from typing import Any
 from cellgym.paths import REPO_ROOT
 from cellgym.provenance import staleness
 from envs.bridge import _die_with_parent, _reap
-from evaluation.experiments import inputs
+from evaluation.experiments import behaviour, inputs
+
+
+def _indent_of(text: str) -> int | None:
+    """The indent a JSON file was written with (``None``: one line)."""
+    lines = text.splitlines()
+    if len(lines) < 2:
+        return None
+    return len(lines[1]) - len(lines[1].lstrip(" "))
 
 
 def provenance_of(path: Path) -> dict[str, Any]:
@@ -77,11 +96,47 @@ class Report:
         """The committed provenance record (the report must exist)."""
         return provenance_of(self.path)
 
-    def stale(self) -> str:
-        """``""`` when current, else what changed and the command (``"missing"`` when absent)."""
+    def stale(self, jobs: int = 1) -> str:
+        """``""`` when current, else what changed and the command (``"missing"`` when absent).
+
+        Current when its inputs' content is as recorded; else, with a recorded behaviour
+        fingerprint, when the fingerprint is unchanged (the probes run, ``jobs`` at a time).
+        """
         if not self.exists():
             return "missing"
-        return staleness(self.provenance(), REPO_ROOT, self.inputs)
+        prov = self.provenance()
+        by_bytes = staleness(prov, REPO_ROOT, self.inputs)
+        if not by_bytes or "behaviour" not in prov:
+            return by_bytes
+        now = behaviour.fingerprint(self.module, self.args(), jobs)
+        diff = behaviour.differences(prov["behaviour"], now)
+        if not diff:
+            return ""
+        commit = (prov.get("commit") or "unknown")[:12]
+        return (
+            f"its behaviour changed since it was made at commit {commit}: {'; '.join(diff)}; "
+            f"regenerate it with `{prov['command']}`"
+        )
+
+    def stamp(self, jobs: int = 1) -> dict[str, Any]:
+        """Record the report's behaviour fingerprint in its JSON; return the fingerprint.
+
+        Raises:
+            ValueError: Its inputs changed since it was made: the fingerprint of this code
+                would not describe the report (regenerate it instead).
+        """
+        prov = self.provenance()
+        by_bytes = staleness(prov, REPO_ROOT, self.inputs)
+        if by_bytes:
+            raise ValueError(f"{self.name}: cannot fingerprint, {by_bytes}")
+        fp = behaviour.fingerprint(self.module, self.args(), jobs)
+        text = self.path.read_text()
+        data = json.loads(text)
+        target = data["provenance"] if "provenance" in data else data["meta"]["provenance"]
+        target["behaviour"] = fp
+        indent = _indent_of(text)
+        self.path.write_text(json.dumps(data, indent=indent) + "\n")
+        return fp
 
     def args(self) -> list[str]:
         """The arguments that remake it: the committed ones, else ``default_args``."""
@@ -256,14 +311,22 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--missing", action="store_true", help="also make optional absent reports")
     ap.add_argument("--only", nargs="+", default=[], metavar="NAME", help="these reports only")
     ap.add_argument("--dry-run", action="store_true", help="print the commands, run nothing")
+    ap.add_argument(
+        "--fingerprint",
+        action="store_true",
+        help="record the behaviour fingerprint of the reports whose inputs are unchanged",
+    )
+    ap.add_argument("--jobs", type=int, default=1, help="probe runs at a time")
     args = ap.parse_args(argv)
     try:
         todo = to_regenerate(args.only, args.all, args.missing)
     except ValueError as exc:
         ap.error(str(exc))
+    if args.fingerprint:
+        return _stamp_all([by_name(n) for n in args.only] if args.only else REPORTS, args.jobs)
     if not args.regenerate:
         for r in REPORTS:
-            state = r.stale()
+            state = r.stale(args.jobs)
             print(f"{r.name}: {'current' if not state else state}")
         return 0
     failed = []
@@ -277,10 +340,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"[reports] {r.name}: exit {rc} after {time.monotonic() - t0:.0f} s", flush=True)
         if rc != 0:
             failed.append(r.name)
+        elif _stamp_all([r], args.jobs) != 0:
+            failed.append(r.name)
     if failed:
         print(f"[reports] failed: {', '.join(failed)}", file=sys.stderr)
         return 1
     return 0
+
+
+def _stamp_all(reports: Sequence[Report], jobs: int) -> int:
+    """Fingerprint each report (``Report.stamp``); 1 when one could not be, else 0."""
+    failed = 0
+    for r in reports:
+        if not r.exists():
+            continue
+        t0 = time.monotonic()
+        try:
+            fp = r.stamp(jobs)
+        except ValueError as exc:
+            print(f"[reports] {exc}", file=sys.stderr, flush=True)
+            failed = 1
+            continue
+        print(
+            f"[reports] {r.name}: behaviour {fp['digest'][:16]} ({len(fp['probes'])} probes, "
+            f"{time.monotonic() - t0:.0f} s)",
+            flush=True,
+        )
+    return failed
 
 
 if __name__ == "__main__":
