@@ -156,3 +156,10 @@ def test_committed_reports_record_their_behaviour() -> None:
             f"`python -m evaluation.experiments.reports --fingerprint --only {r.name}`"
         )
         assert fp["format"] == behaviour.FORMAT, r.name
+
+
+def test_fingerprint_command_refuses_an_unknown_report(capsys) -> None:
+    with pytest.raises(SystemExit) as exc:
+        reports.main(["--fingerprint", "--only", "docs/nowhere"])
+    assert exc.value.code == 2
+    assert "--only='docs/nowhere' is not a committed report" in capsys.readouterr().err
