@@ -20,10 +20,12 @@ without running anything; when some do, its probes run, and it stays current if 
 what they recorded when it was made (a refactor, a comment, a docstring), and is stale, naming the
 probes that moved and its command, if not. A report made by ``--regenerate`` gets its fingerprint
 at once; ``--fingerprint`` stamps the reports whose inputs are unchanged since they were made
-(the only time a fingerprint can be trusted to describe the report).
+(the only time a fingerprint can be trusted to describe the report), and records, for a report
+found current by behaviour on a changed tree, that tree's inputs digest (``verified_at``), so the
+checks of that tree run nothing.
 ``tests/evaluation/test_provenance.py`` fails on any stale report.
 
-    python -m evaluation.experiments.reports --fingerprint    # stamp the byte-current reports
+    python -m evaluation.experiments.reports --fingerprint    # stamp, or verify after an edit
 """
 
 from __future__ import annotations
@@ -42,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from cellgym.paths import REPO_ROOT
-from cellgym.provenance import staleness
+from cellgym.provenance import file_digests, git_state, inputs_digest, staleness
 from envs.bridge import _die_with_parent, _reap
 from evaluation.experiments import behaviour, inputs
 
@@ -99,8 +101,9 @@ class Report:
     def stale(self, jobs: int = 1) -> str:
         """``""`` when current, else what changed and the command (``"missing"`` when absent).
 
-        Current when its inputs' content is as recorded; else, with a recorded behaviour
-        fingerprint, when the fingerprint is unchanged (the probes run, ``jobs`` at a time).
+        Current when its inputs' content is as recorded (or as when its behaviour was last
+        found unchanged, ``verify``); else, with a recorded behaviour fingerprint, when the
+        fingerprint is unchanged (its probes run, ``jobs`` at a time).
         """
         if not self.exists():
             return "missing"
@@ -108,6 +111,14 @@ class Report:
         by_bytes = staleness(prov, REPO_ROOT, self.inputs)
         if not by_bytes or "behaviour" not in prov:
             return by_bytes
+        if prov.get("verified_at", {}).get("inputs_digest") == self._inputs_digest_now(prov):
+            return ""
+        return self._behaviour_diff(prov, jobs)
+
+    def _inputs_digest_now(self, prov: dict[str, Any]) -> str:
+        return inputs_digest(file_digests(self.inputs, REPO_ROOT), prov["args"])
+
+    def _behaviour_diff(self, prov: dict[str, Any], jobs: int) -> str:
         now = behaviour.fingerprint(self.module, self.args(), jobs)
         diff = behaviour.differences(prov["behaviour"], now)
         if not diff:
@@ -121,22 +132,37 @@ class Report:
     def stamp(self, jobs: int = 1) -> dict[str, Any]:
         """Record the report's behaviour fingerprint in its JSON; return the fingerprint.
 
+        A report whose inputs are as recorded gets its fingerprint. One that already has a
+        fingerprint and whose inputs changed is checked (its probes run): when it is current by
+        behaviour, the inputs' digest now is recorded as ``verified_at`` (with the commit), so
+        that later checks of the same tree need not run the probes again.
+
         Raises:
-            ValueError: Its inputs changed since it was made: the fingerprint of this code
-                would not describe the report (regenerate it instead).
+            ValueError: Its inputs changed and it has no fingerprint (this code's would not
+                describe it), or its behaviour changed: regenerate it instead.
         """
         prov = self.provenance()
         by_bytes = staleness(prov, REPO_ROOT, self.inputs)
-        if by_bytes:
+        if by_bytes and "behaviour" not in prov:
             raise ValueError(f"{self.name}: cannot fingerprint, {by_bytes}")
-        fp = behaviour.fingerprint(self.module, self.args(), jobs)
+        if by_bytes:
+            diff = self._behaviour_diff(prov, jobs)
+            if diff:
+                raise ValueError(f"{self.name}: {diff}")
+            commit, _ = git_state(REPO_ROOT)
+            update = {"verified_at": {"inputs_digest": self._inputs_digest_now(prov),
+                                      "commit": commit}}  # fmt: skip
+        else:
+            update = {"behaviour": behaviour.fingerprint(self.module, self.args(), jobs)}
+            update["verified_at"] = {}
         text = self.path.read_text()
         data = json.loads(text)
         target = data["provenance"] if "provenance" in data else data["meta"]["provenance"]
-        target["behaviour"] = fp
-        indent = _indent_of(text)
-        self.path.write_text(json.dumps(data, indent=indent) + "\n")
-        return fp
+        target.update(update)
+        if not target["verified_at"]:
+            del target["verified_at"]
+        self.path.write_text(json.dumps(data, indent=_indent_of(text)) + "\n")
+        return target["behaviour"]
 
     def args(self) -> list[str]:
         """The arguments that remake it: the committed ones, else ``default_args``."""

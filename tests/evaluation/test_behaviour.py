@@ -143,7 +143,36 @@ def test_stamp_refuses_a_report_whose_inputs_changed_and_records_one_that_is_cur
     report = _fake_report(tmp_path, prov)
     assert report.stamp() == fct_print
     assert report.provenance()["behaviour"] == fct_print
+    assert "verified_at" not in report.provenance()
     assert report.path.read_text().startswith('{\n "provenance"')  # the file's indent kept
+
+
+def test_stamp_records_where_a_changed_tree_was_found_to_behave_the_same(
+    tmp_path, fct_print, monkeypatch
+) -> None:
+    from cellgym.paths import REPO_ROOT
+    from cellgym.provenance import record
+
+    prov = record("python -m " + FCT, ARGS, ("evaluation/experiments/fct_paper.py",), REPO_ROOT)
+    edited = {**prov, "inputs_digest": "0" * 64, "behaviour": fct_print}
+    report = _fake_report(tmp_path, edited)
+    assert report.stamp() == fct_print
+    verified = report.provenance()["verified_at"]
+    assert verified["inputs_digest"] == prov["inputs_digest"]  # the tree's digest now
+    assert report.provenance()["inputs_digest"] == "0" * 64  # what made it stays recorded
+
+    def no_probes(*_a, **_k):
+        raise AssertionError("the probes ran again on a verified tree")
+
+    monkeypatch.setattr(behaviour, "fingerprint", no_probes)
+    assert report.stale() == ""
+    # A fingerprint that no longer holds: stamping refuses, naming the command.
+    other = json.loads(json.dumps(fct_print))
+    other["probes"]["fast cubic"] = "1" * 64
+    other["digest"] = "2" * 64
+    monkeypatch.undo()
+    with pytest.raises(ValueError, match="behaviour changed.*fast cubic"):
+        _fake_report(tmp_path, {**edited, "behaviour": other}).stamp()
 
 
 def test_committed_reports_record_their_behaviour() -> None:
