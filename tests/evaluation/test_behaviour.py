@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from cellgym.paths import traces_dir
 from evaluation.experiments import behaviour, reports
 from evaluation.experiments.behaviour import Probe, cover, differences, fingerprint
 
@@ -84,6 +85,7 @@ def test_cover_runs_every_value_of_every_dimension_once_at_least() -> None:
     assert [q.label for q in chosen] == ["a", "d", "e"]
 
 
+@pytest.mark.skipif(not traces_dir().is_dir(), reason=f"no shared traces at {traces_dir()}")
 def test_every_study_plans_and_chooses_probes() -> None:
     """Each report's study builds (no run): a plan, probes covering it, its own modules."""
     for r in reports.REPORTS:
