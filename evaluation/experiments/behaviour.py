@@ -141,13 +141,17 @@ def records_result(rec: Any) -> dict[str, Any]:
     }
 
 
-def module_digest(name: str) -> str:
-    """SHA-256 of a module's syntax tree without docstrings (comments and layout never count)."""
-    spec = importlib.util.find_spec(name)
-    if spec is None or spec.origin is None:
-        raise ValueError(f"no module {name!r}")
-    tree = ast.parse(Path(spec.origin).read_text())
-    for node in ast.walk(tree):
+class _Recipe(ast.NodeTransformer):
+    """Drops what is not behaviour from a module's tree: docstrings and import statements."""
+
+    def visit_Import(self, node: ast.AST) -> None:  # noqa: N802 - ast's visitor names
+        return None
+
+    def visit_ImportFrom(self, node: ast.AST) -> None:  # noqa: N802
+        return None
+
+    def generic_visit(self, node: ast.AST) -> ast.AST:
+        super().generic_visit(node)
         body = getattr(node, "body", None)
         if (
             isinstance(body, list)
@@ -156,7 +160,22 @@ def module_digest(name: str) -> str:
             and isinstance(body[0].value, ast.Constant)
             and isinstance(body[0].value.value, str)
         ):
-            node.body = body[1:] or [ast.Pass()]
+            body = body[1:]
+        if isinstance(body, list):
+            node.body = body or [ast.Pass()]
+        return node
+
+
+def module_digest(name: str) -> str:
+    """SHA-256 of a module's syntax tree without docstrings and imports.
+
+    Comments, layout, docstrings and where names are imported from never count, so moving a
+    study or the helpers it imports keeps its recipe; a change of what the code does counts.
+    """
+    spec = importlib.util.find_spec(name)
+    if spec is None or spec.origin is None:
+        raise ValueError(f"no module {name!r}")
+    tree = _Recipe().visit(ast.parse(Path(spec.origin).read_text()))
     return hashlib.sha256(ast.dump(tree, include_attributes=False).encode()).hexdigest()
 
 
@@ -592,7 +611,10 @@ def fingerprint(module: str, args: Sequence[str], jobs: int = 1) -> dict[str, An
     else:
         results = {p.label: _run_probe(p) for p in chosen}
     probes = {lab: results[lab] for lab in sorted(results)}
-    recipe = {m: module_digest(m) for m in study.modules}
+    # By the module's own name (not its package): a study moved to another folder keeps it.
+    recipe = {m.rsplit(".", 1)[-1]: module_digest(m) for m in study.modules}
+    if len(recipe) != len(study.modules):
+        raise ValueError(f"{module}: two recipe modules share a name: {study.modules}")
     recipe.update({c: config_digest(c) for c in study.configs})
     out = {
         "format": FORMAT,
