@@ -58,6 +58,9 @@ PROBE_S = 1.0
 PROBE_SEED = 1
 #: Simulated seconds of a flow-completion probe (100 ms RTTs: a second completes few flows).
 FCT_PROBE_S = 4.0
+#: Simulated seconds of an XCP-r probe (its summary measures from 1 s, its fairness from 2 s on
+#: in 1 s windows).
+XCPR_PROBE_S = 4.0
 
 
 @dataclass
@@ -401,7 +404,7 @@ def _xcpr(args: Sequence[str]) -> Study:
         for n, cca, loss, _fig in x.CONFIGS:
             spec = x.paper_spec(n, cca, loss, ns.sim_time_s, buffer)
             plan.append(_spec_id(spec))
-            short = x.paper_spec(n, cca, loss, PROBE_S, buffer)
+            short = x.paper_spec(n, cca, loss, XCPR_PROBE_S, buffer)
             probes.append(
                 Probe(
                     f"fast {n} {cca} {loss:g} {buffer}",
@@ -412,7 +415,7 @@ def _xcpr(args: Sequence[str]) -> Study:
     for cca, loss, _fig in x.TIMEOUT_CONFIGS:
         spec = x.paper_spec(1, cca, loss, x.NS3_SIM_TIME_S, x.TIMEOUT_BUFFER)
         plan.append(_spec_id(spec))
-        short = x.paper_spec(1, cca, loss, PROBE_S, x.TIMEOUT_BUFFER)
+        short = x.paper_spec(1, cca, loss, XCPR_PROBE_S, x.TIMEOUT_BUFFER)
         for name, backend, rto in x.VARIANTS:
 
             def go(short: Any = short, backend: str = backend, rto: Any = rto) -> Any:
