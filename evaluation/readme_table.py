@@ -10,12 +10,17 @@ the reference controller), and writes the table between the README's ``main-job-
 markers, with a line naming the run, its commit (``git`` at the run's time, from the run's
 ``.hydra`` folder when present) and the command. Scenarios of the run's evaluation that are not
 in its training mixture are marked "(held out)".
+
+The paragraph between the ``main-job-timing`` markers says how long that run took, from its own
+files: ``progress.csv`` (training steps and seconds, SB3's ``time/`` keys), ``train.log`` (the
+time stamps of its first and last lines, the final evaluation's seconds) and ``seed.txt``.
 """
 
 from __future__ import annotations
 
 import argparse
 import math
+import re
 import sys
 from pathlib import Path
 
@@ -26,6 +31,8 @@ from cellgym.paths import REPO_ROOT
 
 BEGIN = "<!-- main-job-results:begin -->"
 END = "<!-- main-job-results:end -->"
+TIMING_BEGIN = "<!-- main-job-timing:begin -->"
+TIMING_END = "<!-- main-job-timing:end -->"
 #: Column titles of the registry's controllers; a trained policy is named by its algorithm.
 TITLES = {
     "xrc": "XRC (native)",
@@ -100,6 +107,55 @@ def render(summary: pd.DataFrame, aggregate: pd.DataFrame, training: set[str]) -
     return "\n".join(lines)
 
 
+def _log_seconds(line: str) -> float | None:
+    """Seconds since the epoch of a ``[YYYY-mm-dd HH:MM:SS,mmm]`` log line (None if none)."""
+    import datetime as dt
+
+    m = re.match(r"\[(\d{4}-\d\d-\d\d \d\d:\d\d:\d\d),(\d{3})\]", line)
+    if m is None:
+        return None
+    t = dt.datetime.strptime(m.group(1), "%Y-%m-%d %H:%M:%S")
+    return t.timestamp() + int(m.group(2)) / 1000.0
+
+
+def timing(run: Path) -> str:
+    """The paragraph on the run's own timing (its files; an empty string without them)."""
+    parts = []
+    log = run / "train.log"
+    lines = log.read_text().splitlines() if log.is_file() else []
+    stamps = [t for t in map(_log_seconds, lines) if t is not None]
+    seed = (run / "seed.txt").read_text().strip() if (run / "seed.txt").is_file() else "?"
+    if len(stamps) >= 2:
+        total = round(stamps[-1] - stamps[0])
+        parts.append(
+            f"Measured by that run (seed {seed}, its `train.log` from first to last line): "
+            f"{total // 60} min {total % 60} s of wall time"
+        )
+    progress = run / "progress.csv"
+    if progress.is_file():
+        prog = pd.read_csv(progress)
+        keys = ["time/total_timesteps", "time/time_elapsed"]
+        if set(keys) <= set(prog.columns):
+            prog = prog.dropna(subset=keys)  # evaluation rows carry no time
+        if set(keys) <= set(prog.columns) and len(prog):
+            steps = int(prog["time/total_timesteps"].iloc[-1])
+            secs = float(prog["time/time_elapsed"].iloc[-1])
+            parts.append(
+                f"{secs:.0f} s of training ({steps:,} steps, about {steps / secs:,.0f} steps/s, "
+                "the periodic evaluations included)"
+            )
+    evals = [re.search(r"final evaluation in ([\d.]+) s", ln) for ln in lines]
+    evals = [m for m in evals if m]
+    if evals:
+        parts.append(
+            f"then the ns-3 evaluation ({float(evals[-1].group(1)):.0f} s) with its report "
+            "and plots"
+        )
+    if not parts:
+        return ""
+    return ", ".join(parts[:2]) + (f", {parts[2]}" if len(parts) > 2 else "") + "."
+
+
 def block(run: Path, table: str) -> str:
     """The README block: the markers, the table and the line saying where it came from."""
     try:
@@ -113,12 +169,12 @@ def block(run: Path, table: str) -> str:
     return f"{BEGIN}\n{table}\n\n{source}\n{END}"
 
 
-def rewrite(readme: str, new_block: str) -> str:
+def rewrite(readme: str, new_block: str, begin: str = BEGIN, end_marker: str = END) -> str:
     """``readme`` with the text between the markers (inclusive) replaced by ``new_block``."""
-    start, end = readme.find(BEGIN), readme.find(END)
+    start, end = readme.find(begin), readme.find(end_marker)
     if start < 0 or end < start:
-        raise ValueError(f"README.md has no {BEGIN} ... {END} block")
-    return readme[:start] + new_block + readme[end + len(END) :]
+        raise ValueError(f"README.md has no {begin} ... {end_marker} block")
+    return readme[:start] + new_block + readme[end + len(end_marker) :]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -139,10 +195,15 @@ def main(argv: list[str] | None = None) -> int:
         _training_scenarios(args.run),
     )
     new_block = block(args.run, table)
+    timing_block = f"{TIMING_BEGIN}\n{timing(args.run)}\n{TIMING_END}"
     if args.print:
+        print(timing_block)
         print(new_block)
         return 0
-    args.readme.write_text(rewrite(args.readme.read_text(), new_block))
+    text = rewrite(args.readme.read_text(), new_block)
+    if TIMING_BEGIN in text:
+        text = rewrite(text, timing_block, TIMING_BEGIN, TIMING_END)
+    args.readme.write_text(text)
     print(f"readme_table: {args.readme} rewritten from {args.run}")
     return 0
 
