@@ -35,6 +35,7 @@ from __future__ import annotations
 import argparse
 import ast
 import dataclasses
+import functools
 import hashlib
 import importlib
 import json
@@ -586,10 +587,15 @@ def _run_probe(p: Probe) -> str:
     return out
 
 
+@functools.lru_cache(maxsize=4)
+def _worker_probes(module: str, args: tuple[str, ...]) -> dict[str, Probe]:
+    """A worker's probes of a study, planned once per process (Zeus plans in seconds)."""
+    return {p.label: p for p in study_for(module, args).probes}
+
+
 def _probe_worker(item: tuple[str, list[str], str]) -> tuple[str, str]:
     module, args, label = item
-    probes = {p.label: p for p in study_for(module, args).probes}
-    return label, _run_probe(probes[label])
+    return label, _run_probe(_worker_probes(module, tuple(args))[label])
 
 
 def fingerprint(module: str, args: Sequence[str], jobs: int = 1) -> dict[str, Any]:
