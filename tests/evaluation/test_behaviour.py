@@ -196,3 +196,8 @@ def test_fingerprint_command_refuses_an_unknown_report(capsys) -> None:
         reports.main(["--fingerprint", "--only", "docs/nowhere"])
     assert exc.value.code == 2
     assert "--only='docs/nowhere' is not a committed report" in capsys.readouterr().err
+
+
+def test_the_probes_run_alike_in_worker_processes() -> None:
+    args = ["--out", "docs/xcp-rcp-fct", "--controllers", "cubic,rcp"]
+    assert fingerprint(FCT, args, jobs=2) == fingerprint(FCT, args, jobs=1)
