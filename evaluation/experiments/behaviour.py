@@ -471,7 +471,7 @@ def _multi_agent(args: Sequence[str]) -> Study:
             ("--train-seed", {"type": int, "default": 0}),
             ("--seeds", {"type": int, "default": 3}),
             ("--sim-time-s", {"type": float, "default": 10.0}),
-            ("--backends", {"nargs": "+", "default": ["ns3", "fast"]}),
+            ("--backends", {"nargs": "+", "default": list(BACKENDS)}),
         ],
     )
     plan: list[Any] = [vars(ns), *[_spec_id(ma.scenario(n, ns.sim_time_s)) for n in ns.n]]
