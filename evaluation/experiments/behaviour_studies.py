@@ -362,7 +362,7 @@ def _transfer(args: Sequence[str]) -> Study:
     return Study(
         plan,
         probes,
-        ("evaluation.transfer", "evaluation.pool", "evaluation.records"),
+        ("evaluation.transfer",),
         ("configs/experiment/default.yaml",),
     )
 
