@@ -324,7 +324,7 @@ ParseCellOptions(OptionText& opt, const std::set<std::string>& given, CellGymSce
     c.openGymPort = static_cast<uint16_t>(uintOpt("openGymPort", 0, 65535));
     c.simSeed = uintOpt("simSeed", 0, 1'000'000'000'000ULL);
     c.simTime = doubleOpt("simTime", 0.001, 1e6);
-    c.stepMs = static_cast<uint32_t>(uintOpt("stepMs", 1, 100'000));
+    c.stepMs = static_cast<uint32_t>(uintOpt("stepMs", 1, 10'000));
     c.cellType = opt["cellType"];
     if (c.cellType != "lte" && c.cellType != "nr")
     {
@@ -343,7 +343,7 @@ ParseCellOptions(OptionText& opt, const std::set<std::string>& given, CellGymSce
     {
         BadArg("mobility", c.mobility, "static, random");
     }
-    c.mobilityPeriodS = doubleOpt("mobilityPeriodS", 0.001, 1e6);
+    c.mobilityPeriodS = doubleOpt("mobilityPeriodS", 0.01, 1e6);
     c.minDistance = doubleOpt("minDistance", 1, 600);
     c.maxDistance = doubleOpt("maxDistance", c.minDistance, 600);
     c.radio.rlcBufferPkts = static_cast<uint32_t>(uintOpt("rlcBufferPkts", 1, 1'000'000));
@@ -356,7 +356,7 @@ ParseBottleneckOptions(OptionText& opt, CellGymScenarioConfig& c)
 {
     c.bottleneckMbps = ParseDouble("bottleneckMbps", opt["bottleneckMbps"], 0, 1e6);
     c.bottleneckBufferPkts = static_cast<uint32_t>(
-        ParseUint("bottleneckBufferPkts", opt["bottleneckBufferPkts"], 1, 100'000'000));
+        ParseUint("bottleneckBufferPkts", opt["bottleneckBufferPkts"], 1, 1'000'000));
     c.bottleneckTrace = opt["bottleneckTrace"];
     if (!c.bottleneckTrace.empty())
     {
@@ -395,9 +395,9 @@ ParseControllerOptions(OptionText& opt, CellGymScenarioConfig& c)
     {
         return ParseDouble(name, opt[name], low, high);
     };
-    c.radio.activeTimeoutMs = doubleOpt("activeTimeoutMs", 1, 1e6);
+    c.radio.activeTimeoutMs = doubleOpt("activeTimeoutMs", 1, 1e5);
     c.radio.xrcWindowTtis
-        = static_cast<uint32_t>(ParseUint("xrcWindowTtis", opt["xrcWindowTtis"], 1, 100'000));
+        = static_cast<uint32_t>(ParseUint("xrcWindowTtis", opt["xrcWindowTtis"], 1, 10'000));
     c.xcpKnobs.alpha = doubleOpt("xcpAlpha", 1e-9, 1);
     c.xcpKnobs.beta = doubleOpt("xcpBeta", 0, 2);
     c.xcpKnobs.shuffle = doubleOpt("xcpShuffle", 0, 1);
