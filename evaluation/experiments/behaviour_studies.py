@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib
-import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
@@ -34,8 +33,8 @@ from evaluation.experiments.behaviour_probes import (
 
 # -- the studies ----------------------------------------------------------------------------------
 def _spec_id(spec: Any) -> Any:
-    """The scenario as plain data, every field (nested sections included)."""
-    return json.loads(json.dumps(dataclasses.asdict(spec), default=str))
+    """The scenario as plain data, every field (nested sections included): ``_plain``'s form."""
+    return _plain(spec)
 
 
 def _short(spec: Any, seconds: float = PROBE_S) -> Any:
