@@ -379,7 +379,8 @@ def parse_knobs(items: Sequence[str]) -> dict[str, Any]:
     """
     from envs.fastsim.params import FastSimParams
 
-    fields = [f.name for f in dataclasses.fields(FastSimParams) if f.name != "spec"]
+    kinds = {f.name: str(f.type) for f in dataclasses.fields(FastSimParams) if f.name != "spec"}
+    fields = list(kinds)
     out: dict[str, Any] = {}
     for item in items:
         name, sep, text = item.partition("=")
@@ -391,7 +392,9 @@ def parse_knobs(items: Sequence[str]) -> dict[str, Any]:
         default = getattr(FastSimParams, name, None)
         text = text.strip()
         try:
-            if isinstance(default, bool):
+            if kinds[name].startswith("str"):  # ``uplink``: a name, its default resolved later
+                out[name] = text
+            elif isinstance(default, bool):
                 if text.lower() not in ("true", "false", "1", "0"):
                     raise ValueError
                 out[name] = text.lower() in ("true", "1")

@@ -183,11 +183,18 @@ REPORTS: tuple[Report, ...] = (
         ("--jobs", "2"),
     ),
     Report(
-        "docs/calibration/uplink-bsr",
-        "docs/calibration/uplink-bsr/calibration.json",
+        "docs/calibration/uplink-periodic",
+        "docs/calibration/uplink-periodic/calibration.json",
         _CAL,
         inputs.CALIBRATION,
-        ("--fast-param", "uplink=bsr", "--out", "docs/calibration/uplink-bsr", "--jobs", "2"),
+        (
+            "--fast-param",
+            "uplink=periodic",
+            "--out",
+            "docs/calibration/uplink-periodic",
+            "--jobs",
+            "2",
+        ),
     ),
     Report(
         "docs/calibration/nr",

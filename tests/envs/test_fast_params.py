@@ -34,23 +34,26 @@ def _rtts(env: gym.Env, steps: int = 15) -> list[float]:
 
 
 def test_gym_make_fast_params_changes_the_sessions_model():
-    """``gym.make(..., fast_params={"uplink": "bsr"})`` reaches the running cell.
+    """``gym.make(..., fast_params={"uplink": "periodic"})`` reaches the running cell.
 
     Before, ``LteCellEnv`` had no such keyword (``gym.make`` raised TypeError) and the session
-    always ran the calibrated defaults (``uplink="periodic"``, ``air_ul_ms=7``).
+    always ran the defaults (on LTE ``uplink="bsr"``, ``air_ul_ms=4``).
     """
     env = gym.make(
-        "CellGym/LteSingleFlow-v0", scenario=SHORT, backend="fast", fast_params={"uplink": "bsr"}
+        "CellGym/LteSingleFlow-v0",
+        scenario=SHORT,
+        backend="fast",
+        fast_params={"uplink": "periodic"},
     )
     plain = gym.make("CellGym/LteSingleFlow-v0", scenario=SHORT, backend="fast")
     try:
-        assert env.unwrapped.fast_params == {"uplink": "bsr"}
-        bsr = _rtts(env)
+        assert env.unwrapped.fast_params == {"uplink": "periodic"}
+        periodic = _rtts(env)
         params = env.unwrapped._session.params
-        assert params.uplink == "bsr" and params.air_ul_ms == 4  # bsr's calibrated uplink delay
+        assert params.uplink == "periodic" and params.air_ul_ms == 7  # its calibrated delay
         assert plain.unwrapped._session is None
-        periodic = _rtts(plain)
-        assert plain.unwrapped._session.params.uplink == "periodic"
+        bsr = _rtts(plain)
+        assert plain.unwrapped._session.params.uplink == "bsr"
         assert bsr != periodic, "another uplink model should give other RTT samples"
     finally:
         env.close()

@@ -44,7 +44,7 @@ def test_regenerate_reruns_each_report_with_its_recorded_arguments(capsys) -> No
 
 
 def test_committed_reports_show_their_provenance() -> None:
-    for name in ("calibration", "uplink-bsr", "nr"):
+    for name in ("calibration", "uplink-periodic", "nr"):
         folder = CALIBRATION if name == "calibration" else CALIBRATION / name
         prov = reports.provenance_of(folder / "calibration.json")
         assert provenance.markdown_line(prov) in (folder / "calibration.md").read_text()

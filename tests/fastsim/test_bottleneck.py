@@ -112,8 +112,10 @@ def test_bulk_cubic_behind_10_mbits_gets_the_links_goodput(cell):
     spec = _cubic(sim_time_s=6.0, bottleneck_mbps=10.0, bottleneck_buffer_pkts=100, cell=cell)
     rec = run_native(spec, "cubic", seed=1, backend="fast")
     m = compute_metrics(rec, from_s=2.0)
-    # Payload share of the link: 10 Mbit/s x 1448 / 1502 = 9.64 Mbit/s.
-    assert m["flows"][0]["throughput_mbps"] == pytest.approx(10.0 * SEGMENT_BYTES / 1502, rel=0.01)
+    # Payload share of the link: 10 Mbit/s x 1448 / 1502 = 9.64 Mbit/s; CUBIC's loss recoveries
+    # leave it idle a little (ns-3's calibration row ``wired_bottleneck_cubic``: 9.4 Mbit/s, 97.5 %).
+    link = 10.0 * SEGMENT_BYTES / 1502
+    assert 0.97 * link <= m["flows"][0]["throughput_mbps"] <= 1.005 * link
     # The queue is at the bottleneck, not in the cell: the RLC buffer stays (almost) empty and
     # the RTT exceeds the minimum by the bottleneck's queue (at most 101 x 1.2 ms).
     ues = np.stack(rec.ues)[100:, 0]

@@ -12,7 +12,7 @@ import envs  # noqa: F401  (registers CellGym/*)
 from cellgym.fields import FLOW, SEGMENT_BYTES, UE
 from cellgym.metrics import compute_metrics
 from cellgym.reward import RewardSpec, fairness_groups, reward_terms, reward_terms_batch
-from cellgym.scenario import FlowSpec, ScenarioSpec
+from cellgym.scenario import FlowSpec, ScenarioSpec, load_scenario
 from envs.fastsim import FastCellBatch, FastSimParams
 from envs.fastsim.lte import ip_capacity_mbps
 from envs.fastsim.senders import cubic, newreno, xrc
@@ -456,6 +456,17 @@ def test_bsr_uplink_without_grant_wait_sends_each_ack_in_its_tti():
     assert 0 < run["acked"][np.argmax(run["acked"] > 0)] < 9 * SEG
 
 
+def test_the_uplink_defaults_to_bsr_on_lte_and_periodic_on_nr_and_wired():
+    """ns-3's LTE UE MAC (report -> grant) on LTE; NR's uplink is not measured against 5G-LENA."""
+    flows = [FlowSpec()]
+    lte = ScenarioSpec(name="ul", sim_time_s=3.0, flows=flows)
+    assert FastSimParams.from_spec(lte).uplink == "bsr"
+    nr = load_scenario("nr_single_flow")
+    assert FastSimParams.from_spec(nr).uplink == "periodic"
+    assert FastSimParams.from_spec(nr).air_ul_ms == 7  # unused on NR (``nr_air_ul_ms``)
+    assert FastSimParams.from_spec(lte, uplink="periodic").uplink == "periodic"
+
+
 @pytest.mark.parametrize(
     ("knob", "value", "match"),
     [
@@ -474,6 +485,7 @@ def test_uplink_knobs_are_validated(knob, value, match):
 
 def test_air_ul_ms_defaults_per_uplink_model():
     spec = ScenarioSpec(name="ul", sim_time_s=3.0, flows=[FlowSpec()])
-    assert FastSimParams.from_spec(spec).air_ul_ms == 7
+    assert FastSimParams.from_spec(spec).air_ul_ms == 4
+    assert FastSimParams.from_spec(spec, uplink="periodic").air_ul_ms == 7
     assert FastSimParams.from_spec(spec, uplink="bsr").air_ul_ms == 4
     assert FastSimParams.from_spec(spec, uplink="bsr", air_ul_ms=5).air_ul_ms == 5

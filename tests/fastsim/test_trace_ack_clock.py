@@ -1,21 +1,18 @@
-"""On a Mahimahi trace cell the twin's periodic uplink bunches the sender's data into 4 ms arrivals.
+"""On a Mahimahi trace cell the twin's ACK clock is ns-3's: data reaches the eNB in every ms.
 
 Diagnosis of the trace rows of the transfer report (docs/transfer, TMobile-LTE-short and
 ATT-LTE-driving; 10 s, seeds 201-203 measured per step on both backends): both cells replay the
 trace identically (the XRC agent's capacity per step is equal to the byte on both backends, and a
 backlogged UE gets exactly the trace's bytes in every step on both), and a paced sender (pace90)
-agrees. What differs is the ACK clock. The twin's default uplink (``uplink="periodic"``) lets ACKs
-leave the UE only every ``ul_period_ms`` = 4 ms, so an ACK-clocked sender's data reaches the eNB
-in 4 ms bunches: 99-100 % of the RLC head-of-line samples sit on one phase of the 4 ms grid
-(ns-3: 19-34 % on each of the four), the minimum RTT is 41 ms against ns-3's 38 ms, and the same
-window holds about 20 kB less in the RLC queue (CUBIC, TMobile: 46 kB against 66 kB; HoL mean
-18.0 against 20.5 ms, queueing delay 16.1 against 18.0 ms), which lowers the delay penalty by 0.24
-and raises the reward by 0.12, the whole gap at equal utilization. With ``uplink="bsr"`` (ns-3's
-buffer-status/grant ACK timing) the arrivals spread over the grid, the minimum RTT is 38 ms and
-the CUBIC row agrees (reward 0.160 against ns-3's 0.151; periodic 0.275).
-
-The first test holds until the twin's default ACK timing is ns-3's (a strict xfail: it starts
-passing, and then fails as an unexpected pass, when the default uplink no longer bunches).
+agrees. What differed was the ACK clock. The ``periodic`` uplink lets ACKs leave the UE only
+every ``ul_period_ms`` = 4 ms, so an ACK-clocked sender's data reaches the eNB in 4 ms bunches:
+99-100 % of the RLC head-of-line samples sit on one phase of the 4 ms grid (ns-3: 19-34 % on each
+of the four), the minimum RTT is 41 ms against ns-3's 38 ms, and the same window holds about
+20 kB less in the RLC queue (CUBIC, TMobile: 46 kB against 66 kB; HoL mean 18.0 against
+20.5 ms, queueing delay 16.1 against 18.0 ms), which lowers the delay penalty by 0.24 and raises
+the reward by 0.12, the whole gap at equal utilization. The ``bsr`` uplink (ns-3's
+buffer-status/grant ACK timing, the LTE default) spreads the arrivals over the grid, the minimum
+RTT is 38 ms and the CUBIC row agrees (reward 0.160 against ns-3's 0.151; periodic 0.275).
 """
 
 from __future__ import annotations
@@ -62,12 +59,8 @@ def _largest_phase_share(hol_ms: np.ndarray) -> float:
 
 
 @needs_shared
-@pytest.mark.xfail(
-    strict=True,
-    reason="the twin's periodic uplink (4 ms ACK opportunities) bunches ACK-clocked data; "
-    "ns-3's UE sends ACKs in almost every TTI (docs/calibration/README.md, uplink)",
-)
 def test_ack_clocked_data_reaches_the_enb_in_every_ms_by_default():
+    assert FastSimParams.from_spec(load_scenario("traces/tmobile_lte_short")).uplink == "bsr"
     hol, rtt_min = _run()
     assert hol.size > 50
     assert _largest_phase_share(hol) < 0.5  # periodic: 1.00; ns-3: 0.28
@@ -75,8 +68,8 @@ def test_ack_clocked_data_reaches_the_enb_in_every_ms_by_default():
 
 
 @needs_shared
-def test_with_the_bsr_uplink_data_arrives_in_every_ms_and_the_min_rtt_is_ns3s():
-    hol, rtt_min = _run({"uplink": "bsr"})
+def test_the_periodic_uplink_bunches_acked_data_on_its_grid():
+    hol, rtt_min = _run({"uplink": "periodic"})
     assert hol.size > 50
-    assert _largest_phase_share(hol) < 0.5
-    assert rtt_min == NS3_MIN_RTT_MS
+    assert _largest_phase_share(hol) > 0.9
+    assert rtt_min > NS3_MIN_RTT_MS
