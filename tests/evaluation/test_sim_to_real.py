@@ -23,6 +23,6 @@ def test_fast_rewards_are_the_single_runs_of_each_seed_and_the_uplink_moves_them
     bsr = fast_rewards(spec, policies(), seeds, reward, {"uplink": "bsr"}, kwargs)
     assert np.isfinite(periodic).all() and np.isfinite(bsr).all()
     assert not np.allclose(periodic, bsr)
-    for seed, value in zip(seeds, periodic, strict=True):
+    for seed, value in zip(seeds, bsr, strict=True):  # LTE's default uplink
         rec = run_policy(spec, policies()[0], seed, "xrc_policy", reward, backend="fast")
         assert abs(np.nanmean(rec.rewards) - value) < 1e-9

@@ -113,7 +113,7 @@ def test_bulk_cubic_behind_10_mbits_gets_the_links_goodput(cell):
     rec = run_native(spec, "cubic", seed=1, backend="fast")
     m = compute_metrics(rec, from_s=2.0)
     # Payload share of the link: 10 Mbit/s x 1448 / 1502 = 9.64 Mbit/s; CUBIC's loss recoveries
-    # leave it idle a little (ns-3's calibration row ``wired_bottleneck_cubic``: 9.4 Mbit/s, 97.5 %).
+    # leave it idle a little (ns-3's calibration row ``wired_bottleneck_cubic``: 9.4 Mbit/s).
     link = 10.0 * SEGMENT_BYTES / 1502
     assert 0.97 * link <= m["flows"][0]["throughput_mbps"] <= 1.005 * link
     # The queue is at the bottleneck, not in the cell: the RLC buffer stays (almost) empty and

@@ -452,8 +452,11 @@ def test_flows_converge_to_fair_shares_with_a_near_empty_queue(cca, wired, n):
         f"(200 ms) from +2 s min {r['jain'][late].min():.3f}, rates {np.round(share, 2)} Mbit/s,"
         f" queue mean {queue.mean():.0f} B max {queue.max():.0f} B"
     )
-    # Fair within 1 s (about 20 RTTs of ~45 ms) of the last arrival, and from then on.
-    assert conv <= 1.0
+    # Fair within 2 s (about 40 RTTs of ~45 ms) of the last arrival, and from then on. With LTE's
+    # uplink as ns-3's (``bsr``) a newcomer's few ACKs each wait for a grant after an idle uplink
+    # (45 ms RTT against the incumbent's 37 ms), and XCP x2 behind the wired link takes 1.6 s
+    # (1.0 s on the periodic uplink's grid).
+    assert conv <= 2.0
     assert r["jain"][late].min() > 0.95
     # The link is used: the payload of 10 Mbit/s of 1502-byte packets with the 20 (XCP) or 16
     # (RCP) header bytes taken out (9.5 Mbit/s); in the cell, the capacity XRC's agent measures
