@@ -20,8 +20,10 @@ rules are the paper's:
   RLC queue falls within the budget, or a loss occurs. An end-to-end delay above the budget while
   the RLC head is within it (the scheduler's turn-taking among many UEs, delayed ACKs) resets the
   window to ``twnd`` but never counts toward the unfairness mode;
-- loss recovery and slow start are left to ns-3's TCP machinery, which the agent's congestion ops
-  follow in recovery.
+- before the first feedback, TCP's slow start: the window grows by the bytes acknowledged in the
+  step (one doubling per RTT, clocked by the ACKs, as the native sender's NewReno start);
+- loss recovery is left to ns-3's TCP machinery, which the agent's congestion ops follow in
+  recovery.
 
 Where the paper is silent (the per-step form, the ramp length, the size of the unfair alpha) the
 choice is a documented constructor argument.
@@ -93,8 +95,12 @@ class XrcPolicy(BaselinePolicy):
         rtt_mean = obs[OBS["rtt_mean_ms"]] or obs[OBS["rtt_last_ms"]]
         cwnd = float(obs[OBS["cwnd_bytes"]])
         if rate <= 0 or rtt_min <= 0 or cwnd <= 0:
+            # No feedback yet: TCP's slow start, which the paper keeps ("XRC follows standard
+            # TCP's loss recovery and slow start mechanism"): the window grows by the bytes
+            # acknowledged in the step (doubling once per RTT, clocked by the ACKs).
             self.mode = "start"
-            return 2.0 * max(cwnd, SEGMENT_BYTES)  # no feedback yet: slow start
+            acked = obs[OBS["delivery_rate_mbps"]] * 1e6 / 8 * self.step_ms / 1000.0
+            return max(cwnd, SEGMENT_BYTES) + acked
         twnd = rate * 1e6 / 8 * rtt_min / 1000.0
         e2e = max(0.0, rtt_mean - rtt_min)
         delta = max(e2e, hol)

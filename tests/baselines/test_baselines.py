@@ -89,6 +89,20 @@ def test_xrc_policy_rules_by_hand():
     assert p.mode == "internet"
 
 
+def test_xrc_policy_slow_starts_on_its_acks_before_the_first_feedback():
+    """The paper keeps TCP's slow start: before an explicit rate, the window grows by the bytes
+    acknowledged (one doubling per RTT), not by a factor per step (which overshot a 1.2 Mbit/s
+    trace cell to 160 segments before the first feedback, and an RTO followed on ns-3)."""
+    p = make_policy("xrc_policy", max_change=2.0, step_ms=20.0, budget_ms=10.0)
+    idle = _obs(rate=0.0, rtt_min=0.0, cwnd=14_480)
+    assert p.target_cwnd(idle) == pytest.approx(14_480)  # no ACK in the step: no growth
+    assert p.mode == "start"
+    acking = _obs(rate=0.0, rtt_min=45.0, cwnd=14_480)
+    acking[OBS["delivery_rate_mbps"]] = 2.896  # 7,240 B (5 segments) acknowledged in 20 ms
+    assert p.target_cwnd(acking) == pytest.approx(14_480 + 7_240)
+    assert p.mode == "start"
+
+
 def test_xrc_policy_enters_unfairness_mode_after_n_rtts():
     p = make_policy("xrc_policy", max_change=2.0, step_ms=20.0, budget_ms=10.0)
     high = _xrc_obs(cwnd=100_000, hol=40, rtt_mean=80)  # at twnd, delay above budget

@@ -161,14 +161,26 @@ def test_fast_policy_row_takes_the_seeds_moves_and_rewards_after_warmup():
 def test_fast_agent_flow_slow_starts_after_an_rto():
     """ns-3's agent ops run NewReno's slow start in CA_LOSS; the fast agent sender does too.
 
-    The XRC policy's startup on the ``bsr`` uplink (seed 6) overshoots and waits for an RTO at
-    about 1.3 s; the window then grew from 1 segment again (before the fix it stayed at one
+    An XRC policy whose start doubles the window every 20 ms step (the policy's start before it
+    followed TCP's slow start) overshoots on the ``bsr`` uplink (seed 6) and waits for an RTO at
+    about 1.3 s; the window then grows from 1 segment again (before the fix it stayed at one
     segment, one delayed ACK per 0.3 s, for three seconds).
     """
-    from cellgym.fields import FLOW
+    from baselines.xrc import XrcPolicy
+    from cellgym.fields import FLOW, SEGMENT_BYTES
+    from cellgym.reward import RewardSpec
+    from envs.contract import OBS
+    from evaluation.rollouts import run_policy
+
+    class DoublingStart(XrcPolicy):
+        def target_cwnd(self, obs):
+            if obs[OBS["fair_rate_mbps"]] <= 0 or obs[OBS["rtt_min_ms"]] <= 0:
+                return 2.0 * max(float(obs[OBS["cwnd_bytes"]]), SEGMENT_BYTES)
+            return super().target_cwnd(obs)
 
     spec = scenario("xrc_policy", 5.0)
-    rec = drivers.drive(spec, drivers.DRIVERS["xrc_policy"], 6, "fast", knobs={"uplink": "bsr"})
+    kwargs = {"max_change": 2.0, "fast_params": {"uplink": "bsr"}}
+    rec = run_policy(spec, DoublingStart(), 6, "x", RewardSpec(), "fast", kwargs)
     cwnd = np.stack(rec.flows)[:, 0, FLOW["cwnd_bytes"]] / 1448
     t = np.array(rec.times)
     rto = np.nonzero((cwnd <= 1.0) & (t > 0.5))[0]
