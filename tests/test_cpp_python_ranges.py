@@ -1,10 +1,12 @@
-"""The scenario program's option ranges (C++) equal the scenario spec's checks (Python).
+"""The scenario program's option ranges and defaults (C++) equal the scenario spec's (Python).
 
 A value the Python side accepts must not fail in the simulator, and one it refuses must not be a
 value the simulator was built to take: each ``--option`` the spec renders from a field
 (``f"--name={self.field...}"``) has the same [low, high] in ``check_range`` and in the program's
 ``doubleOpt``/``uintOpt``/``Parse*`` call. Bounds given by another option (``maxDistance`` from
-``minDistance``) are compared on their fixed side only.
+``minDistance``) are compared on their fixed side only. Each option's default in the program's
+option table (what ``--PrintHelp`` lists, and what a run of the program alone takes) is the
+default of the field it is rendered from.
 """
 
 from __future__ import annotations
@@ -71,4 +73,46 @@ def test_every_option_checked_on_both_sides_has_the_same_range() -> None:
         ):
             if c is not None and p is not None and c != p:
                 differ.append(f"--{name} {side}: C++ {c:g}, Python {p:g}")
+    assert not differ, "\n".join(differ)
+
+
+def cpp_defaults() -> dict[str, str]:
+    """``{option: default}`` from the program's option table (``--PrintHelp``'s defaults)."""
+    text = (ROOT / "ns3-scenarios" / "helper" / "cellgym-scenario-options.cc").read_text()
+    return dict(re.findall(r'\{\s*"(\w+)",\s*"([^"]*)",', text))
+
+
+def python_defaults() -> dict[str, object]:
+    """``{option: default}`` of the spec field each option is rendered from (one default only)."""
+    import dataclasses
+
+    from cellgym import cell_spec, path_extras, router_spec, scenario
+
+    option_of: dict[str, str] = {}
+    for path in sorted((ROOT / "cellgym").glob("*.py")):
+        for option, fld in re.findall(
+            r"--(\w+)=\{(?:\w+\()?(?:self|spec)\.(\w+)", path.read_text()
+        ):
+            option_of[fld] = option
+    found: dict[str, set] = {}
+    for module in (scenario, cell_spec, router_spec, path_extras):
+        for obj in vars(module).values():
+            if isinstance(obj, type) and dataclasses.is_dataclass(obj):
+                for f in dataclasses.fields(obj):
+                    if f.default is not dataclasses.MISSING and f.name in option_of:
+                        found.setdefault(f.name, set()).add(f.default)
+    return {option_of[n]: next(iter(d)) for n, d in found.items() if len(d) == 1}
+
+
+def test_every_option_rendered_from_a_field_has_the_fields_default() -> None:
+    """The program run alone (``--PrintHelp``'s defaults) is the scenario a spec's defaults give."""
+    cpp, py = cpp_defaults(), python_defaults()
+    both = sorted(cpp.keys() & py.keys())
+    assert len(both) >= 35, f"the parsers found too few options on both sides: {both}"
+    differ = []
+    for name in both:
+        c, p = cpp[name], py[name]
+        same = float(c) == float(p) if isinstance(p, int | float) else c == str(p)
+        if not same:
+            differ.append(f"--{name}: C++ {c!r}, Python {p!r}")
     assert not differ, "\n".join(differ)

@@ -36,7 +36,7 @@ const Option kOptions[] = {
     {"bandwidthMhz", "20", "NR: channel bandwidth, MHz"},
     {"frequencyGhz", "3.5", "NR: carrier frequency, GHz"},
     {"propagation", "umi", "NR: TR 38.901 scenario: umi (street canyon), uma, rma"},
-    {"los", "probabilistic", "NR: line of sight: probabilistic (TR 38.901), los, nlos"},
+    {"los", "los", "NR: line of sight: los, nlos or probabilistic (TR 38.901)"},
     {"scheduler", "pf", "NR: OFDMA scheduler: pf (proportional fair), rr (round robin)"},
     {"mcsTable", "64qam", "NR: MCS table: 64qam (table 1), 256qam (table 2)"},
     {"nrMacTrace",
