@@ -46,14 +46,30 @@ def cpp_ranges() -> dict[str, tuple[float | None, float | None]]:
     return out
 
 
+def _option_of_fields() -> dict[str, str]:
+    """``{field: option}``: each spec field the spec renders as ``--option={self.field}``."""
+    option_of: dict[str, str] = {}
+    for path in sorted((ROOT / "cellgym").glob("*.py")):
+        for option, fld in re.findall(
+            r"--(\w+)=\{(?:\w+\()?(?:self|spec)\.(\w+)", path.read_text()
+        ):
+            option_of[fld] = option
+    return option_of
+
+
+def _on_both_sides(cpp: dict, py: dict, at_least: int) -> list[str]:
+    """The options both parsers found (at least ``at_least``: a broken parser finds few)."""
+    both = sorted(cpp.keys() & py.keys())
+    assert len(both) >= at_least, f"the parsers found too few options on both sides: {both}"
+    return both
+
+
 def python_ranges() -> dict[str, tuple[float | None, float | None]]:
     """``{option: (low, high)}`` from the spec's ``check_range`` of the field it renders."""
-    option_of: dict[str, str] = {}
+    option_of = _option_of_fields()
     ranges: dict[str, tuple[float | None, float | None]] = {}
     for path in sorted((ROOT / "cellgym").glob("*.py")):
         text = path.read_text()
-        for option, fld in re.findall(r"--(\w+)=\{(?:\w+\()?(?:self|spec)\.(\w+)", text):
-            option_of[fld] = option
         for fld, lo, hi in re.findall(
             r'check_range\(\s*f?"[^"]*?(\w+)(?:\[[^\]]*\])?",\s*[^,]+,\s*([^,]+),\s*([^,)]+)\)',
             text,
@@ -64,10 +80,8 @@ def python_ranges() -> dict[str, tuple[float | None, float | None]]:
 
 def test_every_option_checked_on_both_sides_has_the_same_range() -> None:
     cpp, py = cpp_ranges(), python_ranges()
-    both = sorted(cpp.keys() & py.keys())
-    assert len(both) >= 24, f"the parsers found too few options on both sides: {both}"
     differ = []
-    for name in both:
+    for name in _on_both_sides(cpp, py, 24):
         for side, (c, p) in zip(
             ("low", "high"), zip(cpp[name], py[name], strict=True), strict=True
         ):
@@ -88,12 +102,7 @@ def python_defaults() -> dict[str, object]:
 
     from cellgym import cell_spec, path_extras, router_spec, scenario
 
-    option_of: dict[str, str] = {}
-    for path in sorted((ROOT / "cellgym").glob("*.py")):
-        for option, fld in re.findall(
-            r"--(\w+)=\{(?:\w+\()?(?:self|spec)\.(\w+)", path.read_text()
-        ):
-            option_of[fld] = option
+    option_of = _option_of_fields()
     found: dict[str, set] = {}
     for module in (scenario, cell_spec, router_spec, path_extras):
         for obj in vars(module).values():
@@ -107,10 +116,8 @@ def python_defaults() -> dict[str, object]:
 def test_every_option_rendered_from_a_field_has_the_fields_default() -> None:
     """The program run alone (``--PrintHelp``'s defaults) is the scenario a spec's defaults give."""
     cpp, py = cpp_defaults(), python_defaults()
-    both = sorted(cpp.keys() & py.keys())
-    assert len(both) >= 35, f"the parsers found too few options on both sides: {both}"
     differ = []
-    for name in both:
+    for name in _on_both_sides(cpp, py, 35):
         c, p = cpp[name], py[name]
         same = float(c) == float(p) if isinstance(p, int | float) else c == str(p)
         if not same:
