@@ -132,12 +132,11 @@ def timing(run: Path) -> str:
             f"{total // 60} min {total % 60} s of wall time"
         )
     progress = run / "progress.csv"
-    if progress.is_file():
-        prog = pd.read_csv(progress)
-        keys = ["time/total_timesteps", "time/time_elapsed"]
-        if set(keys) <= set(prog.columns):
-            prog = prog.dropna(subset=keys)  # evaluation rows carry no time
-        if set(keys) <= set(prog.columns) and len(prog):
+    keys = ["time/total_timesteps", "time/time_elapsed"]
+    prog = pd.read_csv(progress) if progress.is_file() else pd.DataFrame()
+    if set(keys) <= set(prog.columns):
+        prog = prog.dropna(subset=keys)  # evaluation rows carry no time
+        if len(prog):
             steps = int(prog["time/total_timesteps"].iloc[-1])
             secs = float(prog["time/time_elapsed"].iloc[-1])
             parts.append(
@@ -151,9 +150,7 @@ def timing(run: Path) -> str:
             f"then the ns-3 evaluation ({float(evals[-1].group(1)):.0f} s) with its report "
             "and plots"
         )
-    if not parts:
-        return ""
-    return ", ".join(parts[:2]) + (f", {parts[2]}" if len(parts) > 2 else "") + "."
+    return ", ".join(parts) + "." if parts else ""
 
 
 def block(run: Path, table: str) -> str:

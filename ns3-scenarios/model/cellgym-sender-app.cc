@@ -120,7 +120,7 @@ CellGymSenderApp::Setup(const CellGymFlowConfig& config, const Address& peer)
 {
     m_config = config;
     m_peer = peer;
-    m_cca = MakeCca(config.cca);
+    UseCca(MakeCca(config.cca));
     NS_ABORT_MSG_IF(!m_cca, "unknown congestion control " << config.cca);
 }
 
@@ -134,7 +134,7 @@ void
 CellGymSenderApp::DoDispose()
 {
     m_socket = nullptr;
-    m_cca = nullptr;
+    UseCca(nullptr);
     Application::DoDispose();
 }
 
@@ -275,7 +275,7 @@ CellGymSenderApp::BeginParetoFlow(uint64_t sizePkts)
                                            MakeCallback(&CellGymSenderApp::OnRetx, this));
         old->SetSendCallback(MakeNullCallback<void, Ptr<Socket>, uint32_t>());
     }
-    m_cca = MakeCca(m_config.cca);
+    UseCca(MakeCca(m_config.cca));
     m_connected = false;
     m_closed = false;
     m_ackSeen = false;
@@ -529,10 +529,17 @@ CellGymSenderApp::OnFeedback(const XrcFeedbackTag& tag)
     m_fbHolMs = tag.holMs;
 }
 
+void
+CellGymSenderApp::UseCca(Ptr<TcpCongestionOps> cca)
+{
+    m_cca = cca;
+    m_explicitSender = dynamic_cast<CellGymExplicitSender*>(PeekPointer(cca));
+}
+
 CellGymExplicitSender*
 CellGymSenderApp::ExplicitSender() const
 {
-    return dynamic_cast<CellGymExplicitSender*>(PeekPointer(m_cca));
+    return m_explicitSender;
 }
 
 void
@@ -562,7 +569,7 @@ CellGymSenderApp::TakeObservation(double* row)
 {
     const bool pacing = m_pacingMbps > 0
                         && (m_config.cca == "bbr" || m_config.cca == "agent"
-                            || (ExplicitSender() && ExplicitSender()->GetPacing() == Pacing::ALL));
+                            || (m_explicitSender && m_explicitSender->GetPacing() == Pacing::ALL));
     row[0] = m_fbRateMbps;
     row[1] = m_fbHolMs;
     row[2] = m_rttLastMs;

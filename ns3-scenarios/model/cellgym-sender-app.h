@@ -133,6 +133,9 @@ class CellGymSenderApp : public Application
   private:
     /// @return the congestion control as an explicit-feedback sender, or nullptr (native TCPs)
     CellGymExplicitSender* ExplicitSender() const;
+    /// @brief Take @p cca as the congestion control, and its explicit-sender side once (not per
+    /// packet).
+    void UseCca(Ptr<TcpCongestionOps> cca);
 
     /// @brief Create the socket, choose its congestion control, connect.
     void StartApplication() override;
@@ -248,14 +251,16 @@ class CellGymSenderApp : public Application
     Address m_peer;              //!< receiver
     Ptr<Socket> m_socket;        //!< the TCP socket
     Ptr<TcpCongestionOps> m_cca; //!< its congestion control
-    uint64_t m_budgetBytes{0};   //!< bytes the application may still hand over
-    uint64_t m_sndBufBytes{0};   //!< the socket's send buffer size
-    bool m_unlimited{false};     //!< bulk: no budget
-    bool m_connected{false};     //!< connection established
-    bool m_running{false};       //!< between start and stop
-    bool m_closed{false};        //!< Close() was called on the socket
-    EventId m_videoEvent;        //!< next video tick
-    Time m_startedAt;            //!< actual start time
+    /// m_cca as an explicit-feedback sender, or nullptr (UseCca)
+    CellGymExplicitSender* m_explicitSender{nullptr};
+    uint64_t m_budgetBytes{0}; //!< bytes the application may still hand over
+    uint64_t m_sndBufBytes{0}; //!< the socket's send buffer size
+    bool m_unlimited{false};   //!< bulk: no budget
+    bool m_connected{false};   //!< connection established
+    bool m_running{false};     //!< between start and stop
+    bool m_closed{false};      //!< Close() was called on the socket
+    EventId m_videoEvent;      //!< next video tick
+    Time m_startedAt;          //!< actual start time
 
     // Latest values.
     uint32_t m_segBytes{0};     //!< XCP, RCP: segment payload after the header, bytes

@@ -42,6 +42,16 @@ TaggedAck()
     return ack;
 }
 
+/// Every sender reads the same ACK.
+void
+ReadFeedback(const std::vector<CellGymExplicitSender*>& senders, Ptr<const Packet> ack)
+{
+    for (CellGymExplicitSender* s : senders)
+    {
+        s->ReadFeedback(ack);
+    }
+}
+
 /// Header bytes and pacing: XCP and XCP-r carry a 20-byte header, RCP a 16-byte one and paces
 /// after the initial window, PBE-CC paces every segment, XRC needs neither.
 class ExplicitSenderContractTestCase : public TestCase
@@ -90,20 +100,12 @@ class ExplicitSenderFeedbackTestCase : public TestCase
         Ptr<TcpXcpr> xcpr = CreateObject<TcpXcpr>();
         Ptr<TcpRcp> rcp = CreateObject<TcpRcp>();
         Ptr<TcpPbe> pbe = CreateObject<TcpPbe>();
-        Ptr<Packet> bare = Create<Packet>(0);
-        for (CellGymExplicitSender* s : std::vector<CellGymExplicitSender*>{
-                 PeekPointer(xcp), PeekPointer(xcpr), PeekPointer(rcp), PeekPointer(pbe)})
-        {
-            s->ReadFeedback(bare);
-        }
+        const std::vector<CellGymExplicitSender*> senders{
+            PeekPointer(xcp), PeekPointer(xcpr), PeekPointer(rcp), PeekPointer(pbe)};
+        ReadFeedback(senders, Create<Packet>(0));
         NS_TEST_EXPECT_MSG_EQ_TOL(xcp->GetPending(), 0, 1e-9, "no tag: no XCP feedback");
         NS_TEST_EXPECT_MSG_EQ_TOL(rcp->GetRate(), 0, 1e-9, "no tag: no RCP rate");
-        const Ptr<Packet> ack = TaggedAck();
-        for (CellGymExplicitSender* s : std::vector<CellGymExplicitSender*>{
-                 PeekPointer(xcp), PeekPointer(xcpr), PeekPointer(rcp), PeekPointer(pbe)})
-        {
-            s->ReadFeedback(ack);
-        }
+        ReadFeedback(senders, TaggedAck());
         NS_TEST_EXPECT_MSG_EQ_TOL(xcp->GetPending(), 3000, 1e-9, "XCP: the total's change");
         NS_TEST_EXPECT_MSG_EQ_TOL(rcp->GetRate(), 8e6, 1e-3, "RCP: the router's R");
         NS_TEST_EXPECT_MSG_EQ_TOL(pbe->GetRate(), 5e6, 1e-3, "PBE-CC: the UE's rate");

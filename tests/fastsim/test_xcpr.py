@@ -291,17 +291,14 @@ def _chain(cca: str, ack_loss: float):
         given.append(fx[X_RT_FB])
         # XCP-r: what the receiver's ACKs say; XCP: what the sender summed.
         applied.append(batch.state.fi[0, 0, I_XR_RCWND] if cca == "xcpr" else fx[X_CWND])
-    _chain.srtt = np.array(srtt)  # the last run's smoothed RTT per step (ms)
-    return np.array(cwnd), np.array(given), np.array(applied), init, batch.state
+    return np.array(cwnd), np.array(given), np.array(applied), init, batch.state, np.array(srtt)
 
 
 def test_xcpr_keeps_its_window_under_ack_loss_where_xcp_loses_feedback():
-    cw_xr0, given_xr0, _, init, _ = _chain("xcpr", 0.0)
-    rtt_xr0 = _chain.srtt
-    cw_xr, given_xr, rcv_xr, _, st = _chain("xcpr", 0.3)
-    rtt_xr = _chain.srtt
-    cw_x0, given_x0, _, _, _ = _chain("xcp", 0.0)
-    cw_x, given_x, _, _, _ = _chain("xcp", 0.3)
+    cw_xr0, given_xr0, _, init, _, rtt_xr0 = _chain("xcpr", 0.0)
+    cw_xr, given_xr, rcv_xr, _, st, rtt_xr = _chain("xcpr", 0.3)
+    cw_x0, given_x0, _, _, _, _ = _chain("xcp", 0.0)
+    cw_x, given_x, _, _, _, _ = _chain("xcp", 0.3)
     # The chain: 20 Mbit/s, halved by the UDP sources in [3, 6) s and from 9 s. Settled phases:
     # 1.5-3 s (full), 4-6 s (halved), 7.5-9 s (full again), in 100 ms steps.
     for phase in (np.r_[15:30], np.r_[40:60], np.r_[75:90]):
