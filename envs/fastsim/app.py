@@ -28,27 +28,33 @@ from envs.fastsim.state import I_HANDED, I_UNA, X_BUDGET, X_O_SENT
 def _application(b, f, t, p, fc, fi, fx, cwnd, start, seg):
     """A running flow's application hands segments to the socket (``I_HANDED``)."""
     traffic = int(fc[f, FC_TRAFFIC])
-    limit = fi[b, f, I_UNA] + int(math.ceil((2.0 * cwnd + p[P_APP_CHUNK_BYTES]) / seg))
-    room = limit - fi[b, f, I_HANDED]
     if traffic == TRAFFIC_VIDEO:
         tick = int(p[P_VIDEO_TICK_MS])
         since = t - start
         if since % tick == 0 and (since % int(fc[f, FC_VIDEO_PERIOD_MS])) < fc[f, FC_VIDEO_ON_MS]:
             fx[b, f, X_BUDGET] += fc[f, FC_VIDEO_RATE_BPMS] * tick
-    if room > 0:
+    give = _would_hand(b, f, p, fc, fi, fx, cwnd, seg)
+    if give > 0:
         if traffic == TRAFFIC_BULK:
-            give = room
             fx[b, f, X_O_SENT] += give * seg
         else:
-            budget = fx[b, f, X_BUDGET]
-            if traffic == TRAFFIC_SHORT or traffic == TRAFFIC_PARETO:
-                avail = int(math.ceil(budget / seg))
-            else:
-                avail = int(budget // seg)
-            give = min(room, avail)
-            if give > 0:
-                nbytes = min(give * seg, budget)
-                fx[b, f, X_BUDGET] = budget - nbytes
-                fx[b, f, X_O_SENT] += nbytes
-        if give > 0:
-            fi[b, f, I_HANDED] += give
+            nbytes = min(give * seg, fx[b, f, X_BUDGET])
+            fx[b, f, X_BUDGET] -= nbytes
+            fx[b, f, X_O_SENT] += nbytes
+        fi[b, f, I_HANDED] += give
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _would_hand(b, f, p, fc, fi, fx, cwnd, seg):
+    """Segments ``_application`` would hand to the socket now (without handing them)."""
+    traffic = int(fc[f, FC_TRAFFIC])
+    limit = fi[b, f, I_UNA] + int(math.ceil((2.0 * cwnd + p[P_APP_CHUNK_BYTES]) / seg))
+    room = limit - fi[b, f, I_HANDED]
+    if room <= 0:
+        return 0
+    if traffic == TRAFFIC_BULK:
+        return room
+    budget = fx[b, f, X_BUDGET]
+    if traffic == TRAFFIC_SHORT or traffic == TRAFFIC_PARETO:
+        return min(room, int(math.ceil(budget / seg)))
+    return min(room, int(budget // seg))

@@ -14,9 +14,14 @@ from cellgym.metrics import compute_metrics
 from cellgym.reward import RewardSpec, fairness_groups, reward_terms, reward_terms_batch
 from cellgym.scenario import FlowSpec, ScenarioSpec, load_scenario
 from envs.fastsim import FastCellBatch, FastSimParams
+from envs.fastsim.codes import CCA_CUBIC
 from envs.fastsim.lte import ip_capacity_mbps
-from envs.fastsim.senders import cubic, newreno, xrc
+from envs.fastsim.senders import cubic, dispatch, newreno, send, xrc
 from envs.fastsim.state import (
+    I_CWND_LIMITED,
+    I_DATA_MS,
+    I_SND_NXT,
+    I_START_MS,
     X_CWND,
     X_FB_HOL,
     X_FB_RATE,
@@ -297,6 +302,45 @@ def test_cubic_loss_rules():
     s.fx[0, 0, X_CWND] = 80 * SEG
     cubic._cubic_ssthresh(s.fx, 0, 0, SEG)
     assert s.fx[0, 0, 14] == math.floor(80 * 1.7 / 2)  # X_C_LASTMAX
+
+
+def test_cubic_grows_on_the_acks_of_a_bunch_that_follow_a_send_filling_the_window():
+    # ns-3 sets m_isCwndLimited on every segment it sends and CUBIC grows only while it is set;
+    # it sends after each ACK. A bunch of six ACKs after a send round that left the window
+    # part-empty (the holes ran out, the application not refilled yet): the first ACK sees the
+    # old flag (no growth), each later one the send its predecessor allowed (+1 in slow start).
+    params, s, p = _one_flow_state("cubic")
+    fx, fi = s.fx, s.fi
+    fx[0, 0, X_CWND] = 8 * SEG
+    fx[0, 0, X_SSTHRESH] = 100 * SEG
+    fi[0, 0, I_CWND_LIMITED] = 0
+    args = (0, 0, CCA_CUBIC, 1000, p, fi, fx, s.bw, s.rng, s.lost, 6, 6, 6, False, 40.0, 40.0)
+    dispatch._on_acks(*args, 0, 3, SEG, 0, 60)  # pipe 0, 60 segments to send
+    assert fx[0, 0, X_CWND] == 13 * SEG
+    # Nothing waiting to be sent: no send between the ACKs, the flag stays, no growth.
+    fx[0, 0, X_CWND] = 8 * SEG
+    fi[0, 0, I_CWND_LIMITED] = 0
+    dispatch._on_acks(*args, 0, 3, SEG, 0, 0)
+    assert fx[0, 0, X_CWND] == 8 * SEG
+    # A send that leaves room for a segment more (2 in flight + 1 waiting < 8) is not limited.
+    dispatch._on_acks(*args, 0, 3, SEG, 2, 1)
+    assert fx[0, 0, X_CWND] == 8 * SEG and fi[0, 0, I_CWND_LIMITED] == 0
+
+
+def test_a_tti_that_sends_nothing_leaves_the_cwnd_limited_flag():
+    # ns-3 updates m_isCwndLimited only when a segment leaves: a TTI without a send (nothing
+    # handed, nothing to resend) keeps the flag the last send left.
+    params, s, p = _one_flow_state("cubic")
+    fc = params.flow_config()
+    fi, fx = s.fi, s.fx
+    fi[0, 0, I_DATA_MS] = 0
+    fi[0, 0, I_START_MS] = 10**9  # not running yet: the application hands nothing
+    fx[0, 0, X_CWND] = 8 * SEG
+    nxt = fi[0, 0, I_SND_NXT]
+    for flag in (0, 1):
+        fi[0, 0, I_CWND_LIMITED] = flag
+        send._sender_send(0, 0, 5, p, fc, fi, fx, s.rng, s.dl, s.rtx, s.lost)
+        assert fi[0, 0, I_SND_NXT] == nxt and fi[0, 0, I_CWND_LIMITED] == flag
 
 
 def test_xrc_sender_rules():

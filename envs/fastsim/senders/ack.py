@@ -11,7 +11,7 @@ from __future__ import annotations
 from numba import njit
 
 from envs.fastsim.ack_loss import _ack_loss
-from envs.fastsim.codes import RECOVERY_NS3_PRR, ST_OPEN, ST_RECOVERY
+from envs.fastsim.codes import CCA_CUBIC, RECOVERY_NS3_PRR, ST_OPEN, ST_RECOVERY
 from envs.fastsim.loss_record import _pipe
 from envs.fastsim.params import (
     FC_CCA,
@@ -36,6 +36,7 @@ from envs.fastsim.senders.dispatch import (
     _sums_feedback,
 )
 from envs.fastsim.senders.recovery import _loss_trigger, _prr_on_ack
+from envs.fastsim.senders.send import _sendable
 from envs.fastsim.state import (
     I_CSTATE,
     I_DATA_MS,
@@ -213,9 +214,14 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
     fi[b, f, I_UNA] = max(una, v_cum)
     if prr_mode and not _own_recovery(cca) and fi[b, f, I_CSTATE] == ST_RECOVERY:
         _prr_on_ack(fx, fi, lost, b, f, entered, delivered_segs, new_dupacks, una, acked, seg, p)
+    pipe = 0
+    sendable = 0
+    if cca == CCA_CUBIC and n_adv > 1:
+        pipe = _pipe(fi, lost, b, f, dupthresh, prr_mode)
+        sendable = _sendable(b, f, p, fc, fi, fx, lost, dupthresh, seg)
     _on_acks(
         b, f, cca, t, p, fi, fx, bw, rng, lost, delivered_segs, grown, n_adv, exited, rtt_mean,
-        rtt_last, v_high, dupthresh, seg,
+        rtt_last, v_high, dupthresh, seg, pipe, sendable,
     )  # fmt: skip
     if acked > 0:
         fx[b, f, X_O_ACKED] += acked * seg

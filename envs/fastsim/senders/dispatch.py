@@ -51,7 +51,15 @@ from envs.fastsim.senders.rcp import _rcp_feedback, _rcp_start, _rcp_window
 from envs.fastsim.senders.xcp import _xcp_feedback, _xcp_header
 from envs.fastsim.senders.xcpr import _xcpr_header, _xcpr_reset, _xcpr_window
 from envs.fastsim.senders.xrc import _xrc_increase, _xrc_on_loss, _xrc_pkts_acked
-from envs.fastsim.state import I_CSTATE, X_ACK_REDRAW, X_CMD_CWND, X_CWND, X_SRTT, X_SSTHRESH
+from envs.fastsim.state import (
+    I_CSTATE,
+    I_CWND_LIMITED,
+    X_ACK_REDRAW,
+    X_CMD_CWND,
+    X_CWND,
+    X_SRTT,
+    X_SSTHRESH,
+)
 
 # -- properties of a model ------------------------------------------------------------------
 
@@ -219,15 +227,28 @@ def _on_rto(fx, fi, b, f, cca, t):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _cwnd_limited_after_send(fi, fx, b, f, pipe, sendable, seg):
+    """``m_isCwndLimited`` after the segments the window allows now are sent (none: unchanged)."""
+    cwnd = fx[b, f, X_CWND]
+    room = int((cwnd - pipe * seg) // seg)
+    if room > 0 and sendable > 0:
+        inflight = pipe + min(room, sendable)
+        fi[b, f, I_CWND_LIMITED] = 1 if inflight * seg + seg > cwnd else 0
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _on_acks(
     b, f, cca, t, p, fi, fx, bw, rng, lost, delivered_segs, grown, n_adv, exited, rtt_mean,
-    rtt_last, v_high, dupthresh, seg,
+    rtt_last, v_high, dupthresh, seg, pipe, sendable,
 ):  # fmt: skip
     """The window after a bunch of ACKs (``ack._sender_acks``).
 
     BBR takes the bunch at once. The others see ``n_adv`` ACKs that advanced, sharing the
     ``grown`` newly delivered segments, each one ``PktsAcked`` and (outside recovery, and not
-    on the ACK that ended it) ``IncreaseWindow``.
+    on the ACK that ended it) ``IncreaseWindow``. ns-3 sends after each ACK, so CUBIC's
+    cwnd-limited test (``m_isCwndLimited``, left by the last segment sent) holds, from the second
+    ACK of a bunch on, for the send the window then allows: ``pipe`` segments in flight after
+    the bunch and ``sendable`` segments waiting (``send._sendable``).
     """
     if cca == CCA_BBR:
         _bbr_acks(
@@ -252,6 +273,8 @@ def _on_acks(
             segs = base + (1 if a < extra else 0)
             if cca == CCA_CUBIC:
                 _cubic_pkts_acked(fx, b, f, rtt_hy, float(t), seg, p)
+                if a > 0:
+                    _cwnd_limited_after_send(fi, fx, b, f, pipe, sendable, seg)
                 if grow:
                     _cubic_increase(fx, fi, b, f, segs, float(t), seg)
             elif cca == CCA_XRC:

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from numba import njit
 
-from envs.fastsim.app import _application
+from envs.fastsim.app import _application, _would_hand
 from envs.fastsim.codes import LOST_NEED, LOST_RETX, RECOVERY_NS3_PRR, ST_LOSS, ST_RECOVERY
 from envs.fastsim.loss_record import _pipe
 from envs.fastsim.params import (
@@ -74,6 +74,7 @@ def _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost):
     if paced:
         fx[b, f, X_TOKENS] = min(fx[b, f, X_TOKENS] + pace, pace + seg)
     pipe = _pipe(fi, lost, b, f, dupthresh, p[P_RECOVERY] == RECOVERY_NS3_PRR)
+    pipe0 = pipe
     d_down = int(fc[f, FC_D_DOWN_MS])
     arrive = t + d_down
     limited = False
@@ -137,6 +138,37 @@ def _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost):
         fi[b, f, I_SND_NXT] = nxt
     elif fi[b, f, I_RTO_AT_MS] < 0 and fi[b, f, I_SND_NXT] > fi[b, f, I_UNA]:
         fi[b, f, I_RTO_AT_MS] = t + fi[b, f, I_RTO_MS]
-    fi[b, f, I_CWND_LIMITED] = 1 if (limited or pipe * seg + seg > cwnd) else 0
+    # ns-3 (``TcpSocketBase::SendDataPacket``) sets ``m_isCwndLimited`` on every segment it sends
+    # (whether less than a segment of window is left), and leaves it as it is when none is sent.
+    if pipe > pipe0:
+        fi[b, f, I_CWND_LIMITED] = 1 if (limited or pipe * seg + seg > cwnd) else 0
     if not paced and not _keeps_tokens(cca):
         fx[b, f, X_TOKENS] = 0.0
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _sendable(b, f, p, fc, fi, fx, lost, dupthresh, seg):
+    """Segments the sender could send now if the window allowed: holes to resend, then new data.
+
+    The rules of ``_sender_send`` (retransmissions in sequence while the dupthresh rule holds,
+    new data the application has handed or would hand at once, within the receive window),
+    without sending: ``ack._sender_acks`` asks it for a bunch of ACKs, where ns-3 sends after
+    each ACK (``dispatch._on_acks``).
+    """
+    k = lost.shape[2]
+    high = fi[b, f, I_VIEW_HIGH]
+    loss_state = fi[b, f, I_CSTATE] == ST_LOSS
+    n = 0
+    for i in range(fi[b, f, I_LOST_LEN]):
+        j = (fi[b, f, I_LOST_HEAD] + i) & (k - 1)
+        if lost[b, f, j, 1] != LOST_NEED or lost[b, f, j, 0] < fi[b, f, I_UNA]:
+            continue
+        if not (loss_state or lost[b, f, j, 0] + dupthresh < high):
+            break
+        n += 1
+    handed = fi[b, f, I_HANDED]
+    if fi[b, f, I_RUNNING] == 1:
+        handed += _would_hand(b, f, p, fc, fi, fx, fx[b, f, X_CWND], seg)
+    nxt = fi[b, f, I_SND_NXT]
+    rwnd_end = fi[b, f, I_UNA] + int(p[P_RWND_SEGS])
+    return n + max(min(handed, rwnd_end) - nxt, 0)
