@@ -22,12 +22,12 @@ simulator's model knobs (FastSimParams): use backend='fast' or leave fast_params
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from cellgym.vocab import SpecError, check_choice, check_type
 
-__all__ = ["check_fast_params", "fast_param_names"]
+__all__ = ["check_fast_params", "fast_param_names", "parse_fast_params"]
 
 
 def _fields() -> dict[str, str]:
@@ -40,6 +40,48 @@ def _fields() -> dict[str, str]:
 def fast_param_names() -> tuple[str, ...]:
     """The fields ``fast_params`` may set, in ``FastSimParams``' order."""
     return tuple(_fields())
+
+
+def parse_fast_params(items: Sequence[str]) -> dict[str, Any]:
+    """``["ul_period_ms=1", ...]`` -> ``{"ul_period_ms": 1}``, typed as the ``FastSimParams`` field.
+
+    The command-line form of ``fast_params`` (``--fast-param KNOB=VALUE``); the values' ranges
+    are checked where they are used (``check_fast_params``).
+
+    Raises ``SpecError`` naming the item for a malformed one, an unknown knob or a bad value.
+    """
+    from envs.fastsim.params import FastSimParams
+
+    kinds = _fields()
+    out: dict[str, Any] = {}
+    for item in items:
+        name, sep, text = item.partition("=")
+        name = name.strip()
+        if not sep:
+            raise SpecError(f"--fast-param {item!r}: expected KNOB=VALUE")
+        if name not in kinds:
+            raise SpecError(f"--fast-param {name!r}: unknown knob; one of {', '.join(kinds)}")
+        default = getattr(FastSimParams, name, None)
+        text = text.strip()
+        try:
+            if kinds[name].startswith("str"):  # ``uplink``: a name, its default resolved later
+                out[name] = text
+            elif isinstance(default, bool):
+                if text.lower() not in ("true", "false", "1", "0"):
+                    raise ValueError
+                out[name] = text.lower() in ("true", "1")
+            elif isinstance(default, int) or default is None:
+                out[name] = int(text)
+            elif isinstance(default, float):
+                out[name] = float(text)
+            elif isinstance(default, tuple):
+                out[name] = tuple(float(x) for x in text.split(","))
+            else:
+                out[name] = text
+        except ValueError:
+            kind = type(default).__name__ if default is not None else "int"
+            raise SpecError(f"--fast-param {item!r}: {name} takes {kind} values") from None
+    return out
 
 
 def _choices() -> dict[str, tuple[str, ...]]:

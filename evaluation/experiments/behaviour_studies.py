@@ -18,6 +18,7 @@ import numpy as np
 
 from cellgym.paths import REPO_ROOT
 from cellgym.vocab import BACKENDS
+from envs.fast_params import parse_fast_params
 from evaluation.experiments.behaviour_probes import (
     FCT_PROBE_S,
     PROBE_S,
@@ -69,7 +70,7 @@ def _calibration(args: Sequence[str]) -> Study:
     sim_time_s = 8.0 if ns.quick else ns.sim_time_s
     knobs = {
         "recovery": ns.fast_recovery or FastSimParams.recovery,
-        **calibrate.parse_knobs(ns.fast_param),
+        **parse_fast_params(ns.fast_param),
     }
     plan, probes = [], []
     for name in names:

@@ -52,6 +52,7 @@ from cellgym.paths import REPO_ROOT, ns3_program
 from cellgym.provenance import input_files, record
 from cellgym.scenario import ScenarioSpec, load_scenario
 from cellgym.vocab import BACKENDS, SpecError, check_choice, check_range
+from envs.fast_params import parse_fast_params
 from evaluation.experiments import inputs
 from evaluation.experiments.calibration_drivers import DRIVERS, Driver, drive
 from evaluation.experiments.calibration_report import (
@@ -372,46 +373,6 @@ def run_jobs(jobs: Sequence[Job], n_jobs: int = 1) -> list[Result]:
     return out
 
 
-def parse_knobs(items: Sequence[str]) -> dict[str, Any]:
-    """``["ul_period_ms=1", ...]`` -> ``{"ul_period_ms": 1}``, typed as the ``FastSimParams`` field.
-
-    Raises ``SpecError`` naming the item for a malformed one, an unknown knob or a bad value.
-    """
-    from envs.fastsim.params import FastSimParams
-
-    kinds = {f.name: str(f.type) for f in dataclasses.fields(FastSimParams) if f.name != "spec"}
-    fields = list(kinds)
-    out: dict[str, Any] = {}
-    for item in items:
-        name, sep, text = item.partition("=")
-        name = name.strip()
-        if not sep:
-            raise SpecError(f"--fast-param {item!r}: expected KNOB=VALUE")
-        if name not in fields:
-            raise SpecError(f"--fast-param {name!r}: unknown knob; one of {', '.join(fields)}")
-        default = getattr(FastSimParams, name, None)
-        text = text.strip()
-        try:
-            if kinds[name].startswith("str"):  # ``uplink``: a name, its default resolved later
-                out[name] = text
-            elif isinstance(default, bool):
-                if text.lower() not in ("true", "false", "1", "0"):
-                    raise ValueError
-                out[name] = text.lower() in ("true", "1")
-            elif isinstance(default, int) or default is None:
-                out[name] = int(text)
-            elif isinstance(default, float):
-                out[name] = float(text)
-            elif isinstance(default, tuple):
-                out[name] = tuple(float(x) for x in text.split(","))
-            else:
-                out[name] = text
-        except ValueError:
-            kind = type(default).__name__ if default is not None else "int"
-            raise SpecError(f"--fast-param {item!r}: {name} takes {kind} values") from None
-    return out
-
-
 def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     """Command line entry point; returns the table's rows."""
     from envs.fastsim.params import RECOVERY_MODELS, FastSimParams
@@ -458,7 +419,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         ap.error(str(exc))
     cache = None if args.no_ns3_cache else args.ns3_cache
     try:
-        knobs = {"recovery": args.fast_recovery, **parse_knobs(args.fast_param)}
+        knobs = {"recovery": args.fast_recovery, **parse_fast_params(args.fast_param)}
         FastSimParams.from_spec(specs[names[0]], **knobs)  # fails now, naming the knob
     except (ValueError, TypeError) as exc:
         ap.error(str(exc))

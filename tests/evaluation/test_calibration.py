@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from cellgym.fields import FLOW, UE
+from envs.fast_params import parse_fast_params
 from evaluation.experiments import calibrate
 
 
@@ -140,15 +141,15 @@ def test_ns3_prr_recovery_runs_and_differs_from_classic():
 
 
 def test_fast_param_overrides_are_typed_and_bad_ones_named(capsys):
-    knobs = calibrate.parse_knobs(["uplink=bsr", "ul_grant_ms=6", "harq_bler=0.1", "air_ul_ms=5"])
+    knobs = parse_fast_params(["uplink=bsr", "ul_grant_ms=6", "harq_bler=0.1", "air_ul_ms=5"])
     assert knobs == {"uplink": "bsr", "ul_grant_ms": 6, "harq_bler": 0.1, "air_ul_ms": 5}
-    assert calibrate.parse_knobs(["hystart_delay=false"]) == {"hystart_delay": False}
+    assert parse_fast_params(["hystart_delay=false"]) == {"hystart_delay": False}
     with pytest.raises(ValueError, match="unknown knob"):
-        calibrate.parse_knobs(["nope=1"])
+        parse_fast_params(["nope=1"])
     with pytest.raises(ValueError, match="expected KNOB=VALUE"):
-        calibrate.parse_knobs(["ul_grant_ms"])
+        parse_fast_params(["ul_grant_ms"])
     with pytest.raises(ValueError, match="ul_grant_ms takes int values"):
-        calibrate.parse_knobs(["ul_grant_ms=soon"])
+        parse_fast_params(["ul_grant_ms=soon"])
     # A value out of the model's range fails before any run, naming the knob.
     with pytest.raises(SystemExit) as exit_:
         calibrate.main(["--quick", "--scenarios", "static_cubic", "--fast-param", "ul_grant_ms=99"])
