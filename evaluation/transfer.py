@@ -10,29 +10,29 @@ Each controller (a registry name such as ``xrc`` or ``xrc_policy``, a trained ch
 ``module:Class`` or ``path/to/file.py:Class``, see ``evaluation.user_policies``) runs on every
 scenario and seed on both backends, through the loop of ``evaluate.py`` (``evaluation.pool``'s
 ``execute_job``: ``run_native`` or ``run_policy``, then ``evaluation.records``), ``--jobs`` runs
-at a time in ``evaluation.pool``'s worker processes. The table printed has, per scenario and
-controller: the mean reward per step on each backend with its 95 % t interval over seeds, the
-gap ns-3 minus fast with a paired 95 % t interval (the same seed on both backends), the bound
-of issue 25 (``|gap| <= max(0.05, 5 % of |ns-3 value|)``) and a verdict (``within``: the gap and
-its interval inside the bound; ``within?``: the gap inside, its interval reaching past;
-``OUTSIDE?``: the gap outside, its interval reaching inside; ``OUTSIDE``: both outside), then
-utilization, HoL delay p95 and Jain's index on each backend.
-
-Without ``--scenarios``, the rows are the main job's (``configs/experiment/default.yaml``):
-its training mixture's scenarios with their overrides, then its evaluation scenarios not already
-among them. Without ``--controllers``: XRC's native sender and policy, CUBIC, BBR and the two
-example user policies of ``evaluation.example_policies`` (rate and window mode).
-
-With ``--out``: ``numbers.json`` (setup, per-run values, the rows and the provenance,
+at a time in ``evaluation.pool``'s worker processes; a run already made by the same code is taken
+from the benchmark's run cache (``--cache``, ``--no-cache``; ``job_key``), so that after a change
+to one backend only that backend's runs are made again. The table printed has, per scenario and
+controller: the mean reward per step on each backend with its 95 % t interval over seeds, the gap
+ns-3 minus fast with a paired 95 % t interval (the same seed on both backends), the bound of issue
+25 (``|gap| <= max(0.05, 5 % of |ns-3 value|)``) and a verdict (``within``: the gap and its
+interval inside the bound; ``within?``: the gap inside, its interval reaching past; ``OUTSIDE?``:
+the gap outside, its interval reaching inside; ``OUTSIDE``: both outside), then utilization, HoL
+delay p95 and Jain's index on each backend. Without ``--scenarios``, the rows are the main job's
+(``configs/experiment/default.yaml``): its training mixture's scenarios with their overrides, then
+its evaluation scenarios not already among them. Without ``--controllers``: XRC's native sender and
+policy, CUBIC, BBR and the two example user policies of ``evaluation.example_policies`` (rate and
+window mode). With ``--out``: ``numbers.json`` (setup, per-run values, the rows and the provenance,
 ``cellgym.provenance`` over ``inputs.TRANSFER``), ``rows.csv``, ``runs.csv`` and ``report.md``
-(``evaluation.transfer_report``; ``--render`` rewrites it from ``numbers.json``). Exit status: 0,
-1 when a run failed (listed; the rest is reported), 2 for an invalid argument (before any
+(``evaluation.transfer_report``; ``--render`` rewrites it from ``numbers.json``). Exit status: 0, 1
+when a run failed (listed; the rest is reported), 2 for an invalid argument (before any
 simulation), 3 with ``--fail-on-gap`` when a row's mean gap is outside the bound.
 """
 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import logging
 import math
@@ -184,10 +184,46 @@ def make_jobs(
     return sorted(jobs, key=lambda j: (order[j.backend], -j.scenario.sim_time_s))
 
 
-def run_jobs(jobs: Sequence[EvalJob], workers: int = 1, progress: bool = True) -> pd.DataFrame:
+def job_key(job: EvalJob) -> str:
+    """The run cache's key of ``job``: the benchmark's (``evaluation.benchmark.cache.run_key``).
+
+    The controller's identity (a policy's or checkpoint's file digest), the whole scenario, the
+    seed, the backend and the digest of the code that decides a run on that backend (the fast
+    model is not an input of an ns-3 run, nor the ns-3 program of a fast one), with what the row
+    measures (reward, ``from_s``, the environment's settings, the fast model's overrides).
+    """
+    from evaluation.benchmark.cache import code_digest, run_key
+    from evaluation.benchmark.entrants import identity_of
+
+    measure = {
+        "row": "transfer-1",
+        "reward": dataclasses.asdict(job.reward),
+        "from_s": job.from_s,
+        "max_change": job.max_change,
+        "action_mode": job.action_mode,
+        "deterministic": job.deterministic,
+        "fast_params": {k: job.fast_params[k] for k in sorted(job.fast_params)},
+    }
+    return run_key(
+        identity_of(job.controller), job.scenario, job.seed, job.backend,
+        code_digest(job.backend), json.loads(json.dumps(measure, default=str)),
+    )  # fmt: skip
+
+
+def _plain_row(row: dict[str, Any]) -> dict[str, Any]:
+    """A results row with numpy scalars as Python numbers (JSON)."""
+    return {k: (v.item() if isinstance(v, np.generic) else v) for k, v in row.items()}
+
+
+def run_jobs(
+    jobs: Sequence[EvalJob], workers: int = 1, progress: bool = True, cache: Any = None
+) -> pd.DataFrame:
     """Run the jobs (``workers`` at a time in ``evaluation.pool``'s processes): the results table.
 
-    A job whose worker dies is run again alone, and recorded as failed if that dies too.
+    A job whose worker dies is run again alone, and recorded as failed if that dies too. With a
+    ``cache`` (``evaluation.benchmark.cache.RunCache``) a job whose row is kept under its key
+    (``job_key``) is not run, and each row that finishes ok is kept: after a change to one
+    backend's code only that backend's runs are made again.
     """
     from tqdm import tqdm
 
@@ -195,11 +231,21 @@ def run_jobs(jobs: Sequence[EvalJob], workers: int = 1, progress: bool = True) -
     from evaluation.records import RESULT_COLUMNS
 
     rows: dict[int, dict[str, Any]] = {}
-    bar = tqdm(total=len(jobs), unit="run", desc="transfer", disable=not progress or None)
+    keys = [job_key(j) for j in jobs] if cache is not None else []
+    for i, key in enumerate(keys):
+        kept = cache.get(jobs[i].backend, key)
+        if kept is not None and isinstance(kept.get("row"), dict):
+            rows[i] = kept["row"]
+    todo = [i for i in range(len(jobs)) if i not in rows]
+    if rows:
+        log.info("%d of %d runs from the cache %s", len(rows), len(jobs), cache.root)
+    bar = tqdm(total=len(todo), unit="run", desc="transfer", disable=not progress or None)
 
     def finish(i: int, outcome: Any) -> None:
-        rows[i] = outcome.row
-        r = outcome.row
+        rows[i] = _plain_row(outcome.row)
+        r = rows[i]
+        if cache is not None and r["status"] == "ok":
+            cache.put(jobs[i].backend, keys[i], {"row": r})
         where = f"{r['backend']} / {r['scenario']} / {r['controller']} / seed {r['seed']}"
         if r["status"] != "ok":
             log.warning("%s failed: %s", where, r["error"])
@@ -208,19 +254,20 @@ def run_jobs(jobs: Sequence[EvalJob], workers: int = 1, progress: bool = True) -
 
     try:
         if workers <= 1:
-            for i, job in enumerate(jobs):
-                finish(i, execute_user_job(job))
-        else:
-            fast = [j for j in jobs if j.backend == "fast"]
+            for i in todo:
+                finish(i, execute_user_job(jobs[i]))
+        elif todo:
+            fast = [jobs[i] for i in todo if jobs[i].backend == "fast"]
             if fast:
                 _warm_up("fast", fast[0].scenario)
-            lost = _run_pool(jobs, list(range(len(jobs))), workers, finish)
+            lost = _run_pool(jobs, todo, workers, finish)
             for i in lost:
                 _run_pool(jobs, [i], 1, finish, last_try=True)
     finally:
         bar.close()
     frame = pd.DataFrame([rows[i] for i in range(len(jobs))], columns=list(RESULT_COLUMNS))
     frame["seed"] = frame["seed"].astype("int64")
+    frame.attrs["cached_runs"] = len(jobs) - len(todo)
     return frame
 
 
@@ -398,6 +445,12 @@ def _parser() -> argparse.ArgumentParser:
     ap.add_argument("--render", action="store_true", help="rewrite report.md from numbers.json")
     ap.add_argument("--fail-on-gap", action="store_true", help="exit 3 when a row is OUTSIDE")
     ap.add_argument("--quiet", action="store_true", help="no progress bar")
+    ap.add_argument(
+        "--cache",
+        default=None,
+        help="folder of kept runs, keyed by run and code (default: the benchmark's run cache)",
+    )
+    ap.add_argument("--no-cache", action="store_true", help="run everything, keep nothing")
     return ap
 
 
@@ -437,8 +490,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     jobs = make_jobs(controllers, scenarios, seeds, RewardSpec(), args.timeout_s, args.from_s)
     log.info("%d runs on %s, %d at a time", len(jobs), " and ".join(BACKENDS), args.jobs)
     t0 = time.monotonic()
-    results = run_jobs(jobs, args.jobs, progress=not args.quiet)
-    meta = {"wall_s": round(time.monotonic() - t0, 1), "jobs": args.jobs}
+    cache = None
+    if not args.no_cache:
+        from evaluation.benchmark.cache import DEFAULT_CACHE, RunCache
+
+        cache = RunCache(args.cache or DEFAULT_CACHE)
+    results = run_jobs(jobs, args.jobs, progress=not args.quiet, cache=cache)
+    meta = {
+        "wall_s": round(time.monotonic() - t0, 1),
+        "jobs": args.jobs,
+        "cached_runs": results.attrs.get("cached_runs", 0),
+    }
     numbers = make_numbers(results, controllers, scenarios, seeds, meta)
     if prov is not None:
         numbers["provenance"] = prov

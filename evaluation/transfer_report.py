@@ -198,9 +198,11 @@ def render(numbers: dict[str, Any]) -> str:
             for b in numbers["setup"]["backends"]
             if f"{b}_run_s" in meta
         )
+        cached = meta.get("cached_runs", 0)
+        kept = f"; {cached} runs taken from the run cache, made by the same code" if cached else ""
         lines += [
             f"Wall time {meta.get('wall_s', 0):.0f} s with {meta.get('jobs', 1)} jobs "
-            f"(simulation time summed over runs: {run_s}).",
+            f"(simulation time summed over runs: {run_s}{kept}).",
             "",
         ]
     return "\n".join(lines)

@@ -265,6 +265,8 @@ def test_tiny_run_on_both_backends_writes_the_report(tmp_path: Path, capsys, use
         "--quiet",
         "--out",
         str(tmp_path),
+        "--cache",
+        str(tmp_path / "cache"),
     ]
     assert transfer.main(argv) == 0
     printed = capsys.readouterr().out
@@ -279,3 +281,29 @@ def test_tiny_run_on_both_backends_writes_the_report(tmp_path: Path, capsys, use
     assert prov["args"] == argv and staleness(prov, REPO_ROOT, inputs.TRANSFER) == ""
     assert (tmp_path / "report.md").read_text() == transfer_report.render(numbers)
     assert transfer.main(["--out", str(tmp_path), "--render"]) == 0
+
+
+def test_a_second_call_takes_its_runs_from_the_cache_and_a_change_reruns_one_backend(
+    tmp_path: Path, monkeypatch
+):
+    from evaluation.benchmark import cache as run_cache
+
+    specs = transfer.resolve_controllers(["cubic"])
+    scenarios = transfer.resolve_scenarios(["fluctuating"], 0.5, 0.0)
+    jobs = transfer.make_jobs(specs, scenarios, [201], RewardSpec())
+    kept = run_cache.RunCache(tmp_path)
+    first = transfer.run_jobs(jobs, 1, False, cache=kept)
+    assert first.attrs["cached_runs"] == 0 and first["status"].eq("ok").all()
+    again = transfer.run_jobs(jobs, 1, False, cache=kept)
+    assert again.attrs["cached_runs"] == len(jobs)
+    pd.testing.assert_frame_equal(first, again, check_dtype=False)
+    # The fast model's code changed: its run is made again, ns-3's is kept.
+    digest = run_cache.code_digest
+    monkeypatch.setattr(
+        run_cache, "code_digest", lambda b: digest(b) + ("changed" if b == "fast" else "")
+    )
+    ran = []
+    real = transfer.execute_user_job
+    monkeypatch.setattr(transfer, "execute_user_job", lambda j: ran.append(j.backend) or real(j))
+    third = transfer.run_jobs(jobs, 1, False, cache=kept)
+    assert ran == ["fast"] and third.attrs["cached_runs"] == 1
