@@ -27,6 +27,7 @@ from envs.fastsim.senders.dispatch import (
     _enter_recovery,
     _exit_recovery,
     _on_acks,
+    _on_established,
     _on_feedback,
     _on_loss_state,
     _on_open,
@@ -99,6 +100,7 @@ def _syn_ack(b, f, t, p, fc, fi, fx, fbr):
     fx[b, f, X_RTTVAR] = rtt / 2.0
     srtt_rto = fx[b, f, X_SRTT] + max(1.0, 4.0 * fx[b, f, X_RTTVAR])
     fi[b, f, I_RTO_MS] = int(max(p[P_MIN_RTO_MS], srtt_rto))
+    _on_established(int(fc[f, FC_CCA]), fx, b, f, t, rtt)
     tf = t - int(fc[f, FC_D_SRV_UP_MS])
     if tf >= 0:
         fslot = tf & (fbr.shape[2] - 1)

@@ -24,7 +24,13 @@ from envs.fastsim.codes import (
     ST_RECOVERY,
 )
 from envs.fastsim.loss_record import _pipe
-from envs.fastsim.params import FC_D_UP_TOTAL_MS, P_DUPTHRESH, P_RECOVERY, P_SEG_BYTES
+from envs.fastsim.params import (
+    FC_D_UP_TOTAL_MS,
+    P_DUPTHRESH,
+    P_INIT_CWND_SEGS,
+    P_RECOVERY,
+    P_SEG_BYTES,
+)
 from envs.fastsim.rng import _rand
 from envs.fastsim.state import (
     BBR_FILTER,
@@ -150,7 +156,7 @@ def _bbr_sample(b, f, t, p, fc, fx, bw, rcv):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg, marked, ns3):
+def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg, marked, ns3, iw_bytes):
     """A BBR (v1) model: windowed max bandwidth per round, min RTT, gain cycling, ProbeRTT.
 
     ``marked``: with ``ns3``, ns-3's ``rs.m_bytesLoss`` of the ACK in segments (|lost now -
@@ -248,9 +254,28 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg, mar
         cwnd = max(cwnd, pipe_bytes + acked_bytes)
     elif fx[b, f, X_B_FILLED] > 0:
         cwnd = min(cwnd + acked_bytes, target)
-    elif cwnd < target or btlbw <= 0:
+    elif cwnd < target or btlbw <= 0 or fx[b, f, X_B_DELIV] < iw_bytes:
+        # Linux ``bbr_set_cwnd``, ns-3 ``SetCwnd``: before the pipe is full the window grows
+        # below the target and, whatever the target, until an initial window is delivered.
         cwnd = cwnd + acked_bytes
     fx[b, f, X_CWND] = max(cwnd, 4 * seg)
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _bbr_init(fx, b, f, t, rtt):
+    """BBR when the handshake ends (ns-3 ``CongestionStateSet(CA_OPEN)``, Linux ``bbr_init``).
+
+    The SYN-ACK's RTT sample is the first min RTT (ns-3: the smoothed RTT of that one sample;
+    Linux: ``tcp_min_rtt``), stamped now: the data ACKs lower it only with lower samples. Without
+    it the first data ACK set the minimum; on a trace whose first segments queue (an ACK RTT of
+    73 ms against a 45 ms handshake), BBR kept a 64-73 ms minimum for the whole run, a bandwidth-
+    delay product and window 1.4x ns-3's, and drain never emptied the queue that would have shown
+    the lower RTT.
+    """
+    if rtt <= 0:
+        return
+    fx[b, f, X_B_MINRTT] = rtt
+    fx[b, f, X_B_MINSTAMP] = float(t)
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -312,9 +337,11 @@ def _bbr_acks(b, f, t, p, fi, fx, bw, rng, lost, delivered_segs, rtt_last, v_hig
     else:
         n_out = fi[b, f, I_SND_NXT] - fi[b, f, I_UNA] - fi[b, f, I_SACKED]
         marked = n_out - _pipe(fi, lost, b, f, dupthresh, False)
+    iw_bytes = p[P_INIT_CWND_SEGS] * seg
     _bbr_on_ack(
-        fx, fi, bw, rng, b, f, delivered_segs * seg, rtt_last, pipe_bytes, t, seg, marked, ns3
-    )
+        fx, fi, bw, rng, b, f, delivered_segs * seg, rtt_last, pipe_bytes, t, seg, marked, ns3,
+        iw_bytes,
+    )  # fmt: skip
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)

@@ -35,6 +35,7 @@ from envs.fastsim.senders.bbr import (
     _bbr_count_marked,
     _bbr_enter_recovery,
     _bbr_exit_recovery,
+    _bbr_init,
     _bbr_record_send_state,
     _bbr_sample,
     _bbr_ssthresh,
@@ -103,6 +104,13 @@ def _keeps_tokens(cca):
 
 
 # -- per TTI, around the ACKs and sends -------------------------------------------------------
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _on_established(cca, fx, b, f, t, rtt):
+    """The SYN-ACK reached the server (``ack._syn_ack``): BBR's (and PBE-CC's) first RTT, pace."""
+    if cca == CCA_BBR or cca == CCA_PBE:
+        _bbr_init(fx, b, f, t, rtt)
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
