@@ -11,7 +11,7 @@ from __future__ import annotations
 from numba import njit
 
 from envs.fastsim.ack_loss import _ack_loss
-from envs.fastsim.codes import CCA_CUBIC, RECOVERY_NS3_PRR, ST_OPEN, ST_RECOVERY
+from envs.fastsim.codes import RECOVERY_NS3_PRR, ST_OPEN, ST_RECOVERY
 from envs.fastsim.loss_record import _pipe
 from envs.fastsim.params import (
     FC_CCA,
@@ -26,6 +26,7 @@ from envs.fastsim.params import (
 from envs.fastsim.senders.dispatch import (
     _enter_recovery,
     _exit_recovery,
+    _grows_when_cwnd_limited,
     _on_acks,
     _on_established,
     _on_feedback,
@@ -218,7 +219,7 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
         _prr_on_ack(fx, fi, lost, b, f, entered, delivered_segs, new_dupacks, una, acked, seg, p)
     pipe = 0
     sendable = 0
-    if cca == CCA_CUBIC and n_adv > 1:
+    if _grows_when_cwnd_limited(cca) and n_adv > 1:
         pipe = _pipe(fi, lost, b, f, dupthresh, prr_mode)
         sendable = _sendable(b, f, p, fc, fi, fx, lost, dupthresh, seg)
     _on_acks(

@@ -98,6 +98,12 @@ def _own_recovery(cca):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _grows_when_cwnd_limited(cca):
+    """The model grows only while the window limits the sender (ns-3's ``m_isCwndLimited``)."""
+    return cca == CCA_CUBIC
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _keeps_tokens(cca):
     """The model keeps its pacing tokens while it does not pace (BBR, PBE-CC)."""
     return cca == CCA_BBR or cca == CCA_PBE
