@@ -86,11 +86,8 @@ if [ ! -f cellgym/proto/ns3opengym_pb2.py ] || [ cellgym/proto/ns3opengym.proto 
 fi
 
 # The fast simulator's kernels, compiled into numba's cache once per version of their sources
-# (minutes when cold; seconds to check after): the serial entry points, then the threaded ones
-# (test_parallel_batch_equals_serial and the fuzzed vector env run those), in one process beside
-# the ns-3 builds. One process after the other, not side by side: the threaded entry points call
-# the same cell model, which the serial compile leaves compiled (a process of its own compiled it
-# all again: 246 s + 600 s CPU side by side on a cold cache, most of the set-up's CPU).
+# (minutes when cold; seconds to check after), in one process beside the ns-3 builds. A batch
+# spread over threads runs the same entry points on slices of its cells: nothing more to compile.
 # The cache directory of these sources (envs/fastsim/_numba_cache.py: under the package's
 # __pycache__ unless NUMBA_CACHE_DIR is set) is made a link into a store outside the checkout, one
 # per checkout path (numba keys its entries on the sources' absolute path): a fresh clone at the
@@ -117,7 +114,7 @@ c = u.module_from_spec(spec); spec.loader.exec_module(c); print(c.cache_dir())')
 else
   echo "[setup] numba cache: under NUMBA_CACHE_DIR=$NUMBA_CACHE_DIR"
 fi
-timed "numba kernels" .venv/bin/python -m envs.warm_kernels --parallel > build/warm-kernels.log 2>&1 &
+timed "numba kernels" .venv/bin/python -m envs.warm_kernels > build/warm-kernels.log 2>&1 &
 warm_pids=$!
 # shellcheck disable=SC2086  # a list of process ids
 trap '[ -z "$warm_pids" ] || kill $warm_pids $nr_pid 2>/dev/null || true; cleanup_times' EXIT  # set-up failed before the wait

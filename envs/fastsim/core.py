@@ -8,6 +8,6 @@ them TTI by TTI (``driver``). The integer codes are in ``codes``.
 
 from __future__ import annotations
 
-from envs.fastsim.driver import reset_batch, reset_cell, step_batch, step_batch_parallel, step_cell
+from envs.fastsim.driver import reset_batch, reset_cell, step_batch, step_cell
 
-__all__ = ["reset_batch", "reset_cell", "step_batch", "step_batch_parallel", "step_cell"]
+__all__ = ["reset_batch", "reset_cell", "step_batch", "step_cell"]

@@ -42,7 +42,7 @@ the state arrays and each cell's explicit counter-based RNG state; nothing globa
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from envs.fastsim.bottleneck import BN_UDP_N
 from envs.fastsim.channel import _blockage, _move_ues, _place_ue
@@ -350,31 +350,16 @@ def _observe(b, p, fc, fi, fx, ue, lost, cs, obs_f, obs_u):
 # ============================================================================================
 
 
-# ============================================================================================
-# Batched entry points
-# ============================================================================================
-
-
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
 def step_batch(
-    n_ttis, p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
-    rtx, lost, obs_f, obs_u, act, bqs, bq, dr,
+    b0, b1, n_ttis, p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv,
+    fbr, dl, rtx, lost, obs_f, obs_u, act, bqs, bq, dr,
 ):  # fmt: skip
-    """Advance every cell of the batch by ``n_ttis`` TTIs (one thread)."""
-    for b in range(cs.shape[0]):
-        step_cell(
-            b, n_ttis, p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv,
-            fbr, dl, rtx, lost, obs_f, obs_u, act, bqs, bq, dr,
-        )  # fmt: skip
+    """Advance cells ``b0`` to ``b1 - 1`` by ``n_ttis`` TTIs.
 
-
-@njit(cache=True, parallel=True, error_model="numpy", _nrt=False)
-def step_batch_parallel(
-    n_ttis, p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
-    rtx, lost, obs_f, obs_u, act, bqs, bq, dr,
-):  # fmt: skip
-    """Advance every cell of the batch by ``n_ttis`` TTIs, cells spread over threads."""
-    for b in prange(cs.shape[0]):
+    Without the GIL: threads run it on disjoint slices of one batch (``envs.fastsim.threads``).
+    """
+    for b in range(b0, b1):
         step_cell(
             b, n_ttis, p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv,
             fbr, dl, rtx, lost, obs_f, obs_u, act, bqs, bq, dr,

@@ -9,16 +9,18 @@ from cellgym.draws import Draws, draw
 from cellgym.fields import UE
 from envs.fastsim.bottleneck import BS_DROPS, BS_LEN, BS_QDELAY_MS, BS_QMAX, BS_SENT
 from envs.fastsim.channel import _place_ue
-from envs.fastsim.driver import reset_batch, step_batch, step_batch_parallel
+from envs.fastsim.driver import reset_batch, step_batch
 from envs.fastsim.params import FastSimParams
 from envs.fastsim.state import CS_T_MS, CellState
+from envs.fastsim.threads import over_cells
 from envs.fastsim.trace_capacity import NO_TRACE, TraceCapacity
 from envs.fastsim.workload import ParetoWorkload, has_pareto
 
-#: From this many cells on, the batch is spread over threads (numba ``prange``), provided numba
-#: has at least ``PARALLEL_MIN_THREADS`` threads. On the 2-core development machine, shared with
-#: other processes, OpenMP threads that wait at the end of every step for a descheduled sibling
-#: made 64 cells 18x and 1024 cells up to 3x slower than one thread (bench/README.md).
+#: From this many cells on, the batch is spread over threads (``envs.fastsim.threads``), provided
+#: numba is given at least ``PARALLEL_MIN_THREADS`` threads (``NUMBA_NUM_THREADS``). On the
+#: 2-core development machine, shared with other processes, threads that wait at the end of every
+#: step for a descheduled sibling made 64 cells 18x and 1024 cells up to 3x slower than one
+#: thread (bench/README.md).
 PARALLEL_MIN_CELLS = 256
 PARALLEL_MIN_THREADS = 4
 
@@ -44,7 +46,8 @@ class FastCellBatch:
     Args:
         params: The frozen parameters (scenario and model knobs).
         batch: Number of cells ``B``.
-        parallel: Spread cells over threads; ``None`` decides by batch size.
+        parallel: Spread cells over threads (``numba.get_num_threads()`` of them, at least
+            two); ``None`` decides by batch size.
     """
 
     def __init__(self, params: FastSimParams, batch: int, parallel: bool | None = None) -> None:
@@ -71,7 +74,9 @@ class FastCellBatch:
                 batch >= PARALLEL_MIN_CELLS and numba.get_num_threads() >= PARALLEL_MIN_THREADS
             )
         self.parallel = bool(parallel)
-        self._step = step_batch_parallel if parallel else step_batch
+        #: Threads that step the cells (1: the calling thread alone).
+        self.threads = max(numba.get_num_threads(), 2) if self.parallel else 1
+        self._step = over_cells(step_batch, batch, self.threads)
         # The state's arrays never move: build the kernel's argument tuple once (per-step Python
         # overhead dominates a single cell's step).
         self._arrays = self.state.arrays()

@@ -13,7 +13,7 @@ that a vector env's cell equals the single env.
 from __future__ import annotations
 
 import numpy as np
-from numba import njit, prange
+from numba import njit
 
 from cellgym.fields import FLOW, SEGMENT_BYTES, UE
 from cellgym.reward import GROUP_CUBIC, GROUP_SAME, RewardSpec
@@ -31,6 +31,7 @@ from envs.contract import (
 )
 from envs.fastsim.driver import step_cell
 from envs.fastsim.sim import FastCellBatch
+from envs.fastsim.threads import over_cells
 
 # Slots of the float64 configuration/state vector ``fcfg``.
 F_MAX_CHANGE, F_STEP_S = 0, 1
@@ -184,39 +185,21 @@ def _group_jain(obs_f, b, icfg, groups, flow, bit, with_flow):  # fmt: skip
     return total**2 / (n * squares) if positive else 1.0
 
 
-@njit(cache=True, error_model="numpy", _nrt=False)
+@njit(cache=True, nogil=True, error_model="numpy", _nrt=False)
 def env_step(
-    a, advance, fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
+    b0, b1, a, advance, fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
     p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
     lost, obs_f, obs_u, act, bqs, bq, dr,
 ):  # fmt: skip
-    """Step the cells where ``advance[b]`` with relative actions ``a[b]``; observe every cell.
+    """Step cells ``b0`` to ``b1 - 1`` where ``advance[b]`` with relative actions ``a[b]``.
 
-    Actions are in [-1, 1]; one thread. Writes the agents' observations to ``obs`` (``[B, 11]``
-    float32) and the reward terms to ``terms`` (``[B, 8]``, in the order of
-    ``cellgym.reward.TERMS``); ``rate`` (``[B]``) holds the rate-mode agents' pacing rates across
-    steps (0 before the first).
+    Observes each of those cells, stepped or not. Actions are in [-1, 1]. Writes the agents'
+    observations to ``obs`` (``[B, 11]`` float32) and the reward terms to ``terms`` (``[B, 8]``,
+    in the order of ``cellgym.reward.TERMS``); ``rate`` (``[B]``) holds the rate-mode agents'
+    pacing rates across steps (0 before the first). Without the GIL: threads run it on
+    disjoint slices of one batch (``envs.fastsim.threads``).
     """
-    for b in range(cs.shape[0]):
-        _env_cell(
-            b, advance[b], a[b], fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
-            p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
-            rtx, lost, obs_f, obs_u, act, bqs, bq, dr,
-        )  # fmt: skip
-
-
-@njit(cache=True, parallel=True, error_model="numpy", _nrt=False)
-def env_step_parallel(
-    a, advance, fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
-    p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl, rtx,
-    lost, obs_f, obs_u, act, bqs, bq, dr,
-):  # fmt: skip
-    """``env_step`` with the cells spread over numba's threads.
-
-    The same loop as ``env_step`` over ``prange``: numba's on-disk cache keys a compilation by
-    the Python function, not by its ``parallel`` flag, so the two cannot share one definition.
-    """
-    for b in prange(cs.shape[0]):
+    for b in range(b0, b1):
         _env_cell(
             b, advance[b], a[b], fcfg, rate, icfg, obs_cols, obs_acked, obs_high, obs, terms,
             p, fc, tbs, cqi_tab, trc, bnp, cs, rng, fi, fx, bw, ue, ui, rlc, capr, rcv, fbr, dl,
@@ -285,7 +268,7 @@ class EnvStepper:
         self.rate = np.zeros(batch, dtype=np.float64)
         self.obs = np.zeros((batch, len(OBS_FIELDS)), dtype=np.float32)
         self.terms = np.zeros((batch, len(REWARD_TERMS)), dtype=np.float64)
-        self._fn = env_step_parallel if cells.parallel else env_step
+        self._fn = over_cells(env_step, batch, cells.threads)
         self._args = (
             self.a, self.advance, self.fcfg, self.rate, self.icfg,
             OBS_RAW_COLUMNS.astype(np.int64), OBS_ACKED, OBS_HIGH, self.obs, self.terms,

@@ -55,7 +55,7 @@ def test_gymnasium_and_sb3_checkers_pass_on_nr(backend):
 
 
 def _rollout(backend: str, seed: int, steps: int = 100) -> tuple[np.ndarray, np.ndarray]:
-    env = _make("CellGym/NrVsCubic-v0", backend, sim_time_s=1.5)
+    env = _make("CellGym/NrVsCubic-v0", backend, sim_time_s=1.0)
     obs, _ = env.reset(seed=seed)
     out, rewards = [obs], []
     for k in range(steps):
@@ -74,9 +74,9 @@ def test_same_seed_same_trajectory_on_nr(backend):
     b_obs, b_r = _rollout(backend, 4)
     np.testing.assert_array_equal(a_obs, b_obs)
     np.testing.assert_array_equal(a_r, b_r)
-    assert len(a_r) == 75  # 1.5 s of 20 ms steps
+    assert len(a_r) == 50  # 1 s of 20 ms steps
     # Another seed, another replication: its first 0.5 s already differ (from the 7th step on the
-    # fast backend), and a differing prefix is a differing trajectory; ns-3 runs a third as long.
+    # fast backend), and a differing prefix is a differing trajectory; ns-3 runs half as long.
     c_obs, _ = _rollout(backend, 5, steps=25)
     assert not np.array_equal(a_obs[: len(c_obs)], c_obs)
 

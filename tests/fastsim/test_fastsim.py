@@ -142,6 +142,7 @@ def test_parallel_batch_equals_serial():
     )
     a = FastCellBatch(params, 8, parallel=False)
     b = FastCellBatch(params, 8, parallel=True)
+    assert (a.threads, b.threads >= 2) == (1, True)
     a.reset(np.arange(8))
     b.reset(np.arange(8))
     for _ in range(40):

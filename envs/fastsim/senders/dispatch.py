@@ -114,7 +114,7 @@ def _keeps_tokens(cca):
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _on_established(cca, fx, b, f, t, rtt):
-    """The SYN-ACK reached the server (``ack._syn_ack``): BBR's (and PBE-CC's) first RTT, pace."""
+    """The SYN-ACK reached the server (``ack._syn_ack``): BBR's (and PBE-CC's) first RTT."""
     if cca == CCA_BBR or cca == CCA_PBE:
         _bbr_init(fx, b, f, t, rtt)
 
@@ -243,11 +243,10 @@ def _on_rto(fx, fi, b, f, cca, t):
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _cwnd_limited_after_send(fi, fx, b, f, pipe, sendable, seg):
     """``m_isCwndLimited`` after the segments the window allows now are sent (none: unchanged)."""
-    cwnd = fx[b, f, X_CWND]
-    room = int((cwnd - pipe * seg) // seg)
+    room = int((fx[b, f, X_CWND] - pipe * seg) // seg)  # whole segments the window allows
     if room > 0 and sendable > 0:
-        inflight = pipe + min(room, sendable)
-        fi[b, f, I_CWND_LIMITED] = 1 if inflight * seg + seg > cwnd else 0
+        # Less than a segment of window is left after the send unless what waits runs out first.
+        fi[b, f, I_CWND_LIMITED] = 1 if sendable >= room else 0
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)

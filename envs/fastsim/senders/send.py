@@ -84,14 +84,10 @@ def _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost):
         and not _own_recovery(cca)
         and fi[b, f, I_CSTATE] == ST_RECOVERY
     )
-    high = fi[b, f, I_VIEW_HIGH]
-    loss_state = fi[b, f, I_CSTATE] == ST_LOSS
-    for i in range(fi[b, f, I_LOST_LEN]):
+    i = _next_hole(b, f, 0, fi, lost, dupthresh)
+    while i >= 0:
         j = (fi[b, f, I_LOST_HEAD] + i) & (k - 1)
-        if lost[b, f, j, 1] != LOST_NEED or lost[b, f, j, 0] < fi[b, f, I_UNA]:
-            continue
-        if not (loss_state or lost[b, f, j, 0] + dupthresh < high):
-            break
+        i = _next_hole(b, f, i + 1, fi, lost, dupthresh)
         if cwnd - pipe * seg < seg:
             limited = True
             break
@@ -147,6 +143,27 @@ def _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _next_hole(b, f, start, fi, lost, dupthresh):
+    """The loss list's next hole from position ``start`` that may be resent now; -1 if none.
+
+    Holes are taken in sequence: one already resent or below the cumulative ACK is passed over,
+    and outside loss recovery by timeout the first hole that is not yet ``dupthresh`` segments
+    below the highest SACKed one ends the search (it and the holes above it wait).
+    """
+    k = lost.shape[2]
+    high = fi[b, f, I_VIEW_HIGH]
+    loss_state = fi[b, f, I_CSTATE] == ST_LOSS
+    for i in range(start, fi[b, f, I_LOST_LEN]):
+        j = (fi[b, f, I_LOST_HEAD] + i) & (k - 1)
+        if lost[b, f, j, 1] != LOST_NEED or lost[b, f, j, 0] < fi[b, f, I_UNA]:
+            continue
+        if not (loss_state or lost[b, f, j, 0] + dupthresh < high):
+            return -1
+        return i
+    return -1
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _sendable(b, f, p, fc, fi, fx, lost, dupthresh, seg):
     """Segments the sender could send now if the window allowed: holes to resend, then new data.
 
@@ -155,17 +172,11 @@ def _sendable(b, f, p, fc, fi, fx, lost, dupthresh, seg):
     without sending: ``ack._sender_acks`` asks it for a bunch of ACKs, where ns-3 sends after
     each ACK (``dispatch._on_acks``).
     """
-    k = lost.shape[2]
-    high = fi[b, f, I_VIEW_HIGH]
-    loss_state = fi[b, f, I_CSTATE] == ST_LOSS
     n = 0
-    for i in range(fi[b, f, I_LOST_LEN]):
-        j = (fi[b, f, I_LOST_HEAD] + i) & (k - 1)
-        if lost[b, f, j, 1] != LOST_NEED or lost[b, f, j, 0] < fi[b, f, I_UNA]:
-            continue
-        if not (loss_state or lost[b, f, j, 0] + dupthresh < high):
-            break
+    i = _next_hole(b, f, 0, fi, lost, dupthresh)
+    while i >= 0:
         n += 1
+        i = _next_hole(b, f, i + 1, fi, lost, dupthresh)
     handed = fi[b, f, I_HANDED]
     if fi[b, f, I_RUNNING] == 1:
         handed += _would_hand(b, f, p, fc, fi, fx, fx[b, f, X_CWND], seg)
