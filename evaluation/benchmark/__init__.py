@@ -8,5 +8,9 @@
 - ``scores``: Zeus application-class scores, normalised per task, and harm;
 - ``aggregate``: rliable's IQM, mean, optimality gap, probability of improvement, profiles;
 - ``leaderboard``, ``render``: the leaderboard's files, with provenance;
-- ``cli``: ``python -m evaluation.benchmark tasks|score|leaderboard`` (docs/benchmark.md).
+- ``publish``: every registry controller of a backend scored, then the leaderboard written (the
+  committed reports ``docs/benchmark/ns3`` and ``docs/benchmark/fast``);
+- ``dataset``, ``recorder``: the policies' trajectories as an offline dataset (Minari);
+- ``cli``: ``python -m evaluation.benchmark tasks|score|leaderboard|publish|dataset``
+  (docs/benchmark.md).
 """

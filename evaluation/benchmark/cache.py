@@ -6,8 +6,9 @@ full scenario (with the seed's trace window), the seed, the backend, the suite's
 settings (``from_s``, the delay budget), the row format (``RUN_FORMAT``) and the **code digest**:
 ``cellgym.provenance``'s digest of the files that decide what a run does on that backend
 (``run_inputs``: the core, the environments, the rollout and record code, the baselines, the
-benchmark's per-run metrics, and the ns-3 program's sources or the fast model). A second call
-finds every run whose key has a file and runs only the others; a run is written when it
+benchmark's per-run metrics, and the ns-3 program's sources or the fast model, as listed in
+``evaluation.experiments.inputs``: ``BENCHMARK_RUNS_NS3``, ``BENCHMARK_RUNS_FAST``). A second
+call finds every run whose key has a file and runs only the others; a run is written when it
 finishes (atomically), so an interrupted call resumes where it stopped. A failed run is not
 written: the next call tries it again. Changing any of those files, or the suite's scenario,
 makes new keys: the old files stay, unused (delete the folder to reclaim the space).
@@ -35,28 +36,11 @@ from evaluation.experiments import inputs
 CACHE_FORMAT = 1
 #: The default cache folder (``runs/`` is git-ignored).
 DEFAULT_CACHE = REPO_ROOT / "runs" / "benchmark-cache"
-_NS3 = tuple(p for p in inputs.COMMON if p.startswith("ns3-scenarios/"))
-#: Files that decide a run's result on either backend (beyond ``inputs.COMMON``'s core).
-_RUN_COMMON: tuple[str, ...] = (
-    *(p for p in inputs.COMMON if not p.startswith("ns3-scenarios/")),
-    "cellgym/traces/*.py",
-    "envs/lte_cell.py",
-    "envs/multi_flow.py",
-    "baselines/*.py",
-    "agents/factory.py",
-    "agents/features.py",
-    "evaluation/pool.py",
-    "evaluation/records.py",
-    "evaluation/resolve.py",
-    "evaluation/user_policies.py",
-    "evaluation/benchmark/metrics.py",
-)
 
 
 def run_inputs(backend: str) -> tuple[str, ...]:
     """The input globs of the code digest on ``backend`` (the other backend's code is left out)."""
-    extra = _NS3 if backend == "ns3" else ("envs/fastsim/**/*",)
-    return (*_RUN_COMMON, *extra)
+    return inputs.BENCHMARK_RUNS_NS3 if backend == "ns3" else inputs.BENCHMARK_RUNS_FAST
 
 
 @cache

@@ -1,4 +1,4 @@
-r"""CellGym Bench's command: list a suite's tasks, score controllers, write the leaderboard.
+r"""CellGym Bench's command: list tasks, score controllers, write or publish the leaderboard.
 
     .venv/bin/python -m evaluation.benchmark tasks --suite v1
     .venv/bin/python -m evaluation.benchmark score --suite v1 --backend fast --jobs 2 \
@@ -7,6 +7,8 @@ r"""CellGym Bench's command: list a suite's tasks, score controllers, write the 
         --controllers runs/main/ppo/<run>,ns3::TcpBbr
     .venv/bin/python -m evaluation.benchmark leaderboard --suite v1 --backend ns3 \
         --out docs/benchmark/ns3
+    .venv/bin/python -m evaluation.benchmark publish --suite v1 --backend ns3 --jobs 2 \
+        --controllers runs/main/ppo/<run> --out docs/benchmark/ns3
     .venv/bin/python -m evaluation.benchmark dataset --suite v1 --split train --backend fast \
         --jobs 2 [--controllers xrc_policy,explicit_rate] [--out DIR] [--id cellgym/NAME-v0]
 
@@ -15,10 +17,13 @@ normalisation) on every task and seed of the split that the cache lacks, ``--job
 with a progress bar, then prints each controller's normalised score (IQM, mean and optimality gap
 with 95 % stratified bootstrap intervals) and its mean per task. ``leaderboard`` writes the files
 of ``evaluation.benchmark.leaderboard`` from the cache alone (every cached controller of the
-suite, split and backend at today's code, or those of ``--controllers``). ``dataset`` records the
-policies' trajectories on the train split into a Minari dataset (``evaluation.benchmark.dataset``;
-by default every registry policy, into Minari's local store). Exit status: 0; 1 when a run
-failed (listed; the rest is scored or written); 2 for an invalid argument, before any simulation.
+suite, split and backend at today's code, or those of ``--controllers``). ``publish`` is both, for
+the published leaderboard (``evaluation.benchmark.publish``): it scores every registry controller
+of the backend and ``--controllers``, then writes the leaderboard of those, whose provenance
+records the arguments that remake it. ``dataset`` records the policies' trajectories on the train
+split into a Minari dataset (``evaluation.benchmark.dataset``; by default every registry policy,
+into Minari's local store). Exit status: 0; 1 when a run failed (listed; the rest is scored or
+written); 2 for an invalid argument, before any simulation.
 """
 
 from __future__ import annotations
@@ -76,6 +81,21 @@ def _parser() -> argparse.ArgumentParser:
             p.add_argument("--no-progress", action="store_true", help="no progress bar")
         else:
             p.add_argument("--out", type=Path, required=True, help="the leaderboard's folder")
+    p = sub.add_parser(
+        "publish", help="score every registry controller of the backend, write the leaderboard"
+    )
+    common(p)
+    p.add_argument("--backend", default="ns3", choices=BACKENDS)
+    _controllers_option(
+        p,
+        "controllers beyond the registry's: checkpoints (left out when absent), module:Class, "
+        "file.py:Class",
+    )
+    p.add_argument("--cache", type=Path, default=DEFAULT_CACHE, help="the run cache folder")
+    p.add_argument("--reps", type=int, default=aggregate.REPS, help="bootstrap resamples")
+    p.add_argument("--jobs", type=int, default=1, help="simulations at a time")
+    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    p.add_argument("--out", type=Path, required=True, help="the leaderboard's folder")
     d = sub.add_parser("dataset", help="record the policies' trajectories as a Minari dataset")
     d.add_argument("--suite", default="v1", help="suite name in configs/benchmark/ or a path")
     d.add_argument("--split", default="train", choices=SPLITS, help="train only (the rule)")
@@ -155,7 +175,7 @@ def summary(scored, suite: Suite, reps: int) -> str:  # noqa: ANN001 (a DataFram
 
 def score(args: argparse.Namespace) -> int:
     """The ``score`` subcommand."""
-    from evaluation.benchmark.runner import plan, run_missing, runs_frame
+    from evaluation.benchmark.runner import plan, preflight, run_missing, runs_frame
     from evaluation.benchmark.scores import score_frame
 
     suite = load_suite(args.suite)
@@ -165,7 +185,7 @@ def score(args: argparse.Namespace) -> int:
     entrants = resolve_entrants(_controllers(args.controllers), suite, args.backend)
     cache = RunCache(args.cache)
     jobs = plan(suite, args.split, args.backend, entrants)
-    _preflight(suite, args.split, args.backend, jobs, cache)
+    preflight(suite, args.split, args.backend, jobs, cache)
     t0 = time.monotonic()
     fresh = run_missing(jobs, cache, args.jobs, progress=not args.no_progress)
     wall = time.monotonic() - t0
@@ -180,25 +200,6 @@ def score(args: argparse.Namespace) -> int:
     for r in failed.to_dict("records"):
         print(f"FAILED {r['controller']} / {r['task']} / seed {r['seed']}: {r['error']}")
     return 1 if len(failed) else 0
-
-
-def _preflight(suite: Suite, split: str, backend: str, jobs, cache: RunCache | None) -> None:  # noqa: ANN001
-    """Check that ``backend`` runs each task with a missing run (trace files read), or raise.
-
-    Without a ``cache``, every job's task is checked.
-    """
-    from envs.session import check_backend_supports
-    from evaluation.benchmark.runner import missing
-
-    seen = set()
-    for job in jobs if cache is None else missing(jobs, cache):
-        if job.task in seen:
-            continue
-        seen.add(job.task)
-        try:
-            check_backend_supports(job.scenario, backend)
-        except SpecError as exc:
-            raise SpecError(f"task {job.task} does not run on backend={backend!r}: {exc}") from None
 
 
 def _recorded_args(argv: Sequence[str]) -> list[str]:
@@ -231,9 +232,52 @@ def leaderboard(args: argparse.Namespace, argv: Sequence[str]) -> int:
     return 1 if numbers["failed"] else 0
 
 
+def publish(args: argparse.Namespace, argv: Sequence[str]) -> int:
+    """The ``publish`` subcommand."""
+    from tabulate import tabulate
+
+    from evaluation.benchmark import publish as pub
+    from evaluation.benchmark.render import fmt, ranking, with_ci
+
+    suite = load_suite(args.suite)
+    check_choice("--backend", args.backend, suite.backends)
+    if args.jobs < 1:
+        raise SpecError(f"--jobs={args.jobs} is out of range: allowed [1, inf)")
+    numbers = pub.publish(
+        suite,
+        args.split,
+        args.backend,
+        _controllers(args.controllers),
+        RunCache(args.cache),
+        args.out,
+        [pub.SUBCOMMAND, *_recorded_args(argv)],
+        args.jobs,
+        args.reps,
+        progress=not args.no_progress,
+    )
+    run = numbers["publish"]
+    print(
+        f"{suite.name} {args.split} on {args.backend}: {run['runs']} runs, {run['run_now']} run "
+        f"now in {run['wall_s']:.1f} s ({run['from_cache']} from the cache {args.cache})"
+    )
+    rows = [[r["controller"], with_ci(r, "iqm"), with_ci(r, "mean"),
+             fmt(numbers["wall_s"].get(r["controller"]), 1)]
+            for r in ranking(numbers).to_dict("records")]  # fmt: skip
+    print(tabulate(rows, ["controller", "IQM", "mean", "run s"]))
+    print(f"wrote the leaderboard to {args.out}")
+    for x in numbers["left_out"]:
+        print(f"left out {x['controller']}: {x['reason']}")
+    if numbers["incomplete"]:
+        print(f"left out (runs missing or failed): {', '.join(numbers['incomplete'])}")
+    for r in numbers["failed"]:
+        print(f"FAILED {r['controller']} / {r['task']} / seed {r['seed']}: {r['error']}")
+    return 1 if numbers["failed"] else 0
+
+
 def dataset(args: argparse.Namespace, argv: Sequence[str]) -> int:
     """The ``dataset`` subcommand."""
     from evaluation.benchmark import dataset as ds
+    from evaluation.benchmark.runner import preflight
 
     suite = load_suite(args.suite)
     check_choice("--backend", args.backend, suite.backends)
@@ -250,7 +294,7 @@ def dataset(args: argparse.Namespace, argv: Sequence[str]) -> int:
     name = args.id or ds.dataset_id(suite.name, args.split, args.backend)
     ds.check_dataset_id(name)
     jobs = ds.plan(suite, args.split, args.backend, entrants)
-    _preflight(suite, args.split, args.backend, jobs, None)
+    preflight(suite, args.split, args.backend, jobs, None)
     root = args.out if args.out is not None else ds.default_root()
     result = ds.generate(
         suite,
@@ -281,6 +325,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return score(args)
         if args.command == "dataset":
             return dataset(args, argv)
+        if args.command == "publish":
+            return publish(args, argv)
         return leaderboard(args, argv)
     except SpecError as exc:
         print(f"{PROG} {args.command}: error: {exc}", file=sys.stderr)

@@ -9,13 +9,15 @@ one):
   the raw metrics, each controller's run time, and the provenance line;
 - ``aggregates.csv`` (every variant), ``improvement.csv``, ``profiles.csv``, ``tasks.csv`` (the
   mean raw metrics and scores per controller and task), ``runs.csv`` (every run), and
-  ``numbers.json`` (all of it, the reference points, the setup and the provenance:
-  ``cellgym.provenance.record`` over the run inputs, the benchmark's modules and the suite);
+  ``numbers.json`` (all of it, the reference points, the setup, the controllers left out with
+  the reason, and the provenance: ``cellgym.provenance.record`` over the run inputs, the
+  benchmark's modules and the suite);
 - ``profiles.png`` (performance profiles), ``intervals.png`` (IQM, mean and optimality gap with
   their intervals), ``improvement.png`` (the probability-of-improvement matrix).
 
-Nothing runs here: the runs come from the cache (``python -m evaluation.benchmark score`` makes
-them); controllers with runs missing or failed are listed and left out of the aggregates.
+Nothing runs here: the runs come from the cache (``python -m evaluation.benchmark score`` or
+``publish`` makes them); controllers with runs missing or failed are listed and left out of the
+aggregates.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -114,8 +116,25 @@ def build(
     frame: pd.DataFrame,
     args: Sequence[str] = (),
     reps: int = aggregate.REPS,
+    *,
+    command: str = COMMAND,
+    generated_by: str | None = None,
+    left_out: Sequence[Mapping[str, str]] = (),
 ) -> dict[str, Any]:
-    """Everything the leaderboard shows, from the runs table (``runs_frame``)."""
+    """Everything the leaderboard shows, from the runs table (``runs_frame``).
+
+    Args:
+        suite: The suite.
+        split: ``test`` or ``train``.
+        backend: ``ns3`` or ``fast``.
+        frame: The runs table of every entrant.
+        args: The command's arguments, recorded in the provenance (they remake it).
+        reps: Bootstrap resamples.
+        command: The command before ``args`` (the provenance's command is both).
+        generated_by: The command the markdown names (default ``command``).
+        left_out: Controllers asked for but not run, each ``{"controller", "reason"}``
+            (``evaluation.benchmark.publish``: a checkpoint whose files are absent).
+    """
     scored, refs = score_frame(frame, suite)
     complete = scored.groupby("controller")["status"].apply(lambda s: bool(s.eq("ok").all()))
     incomplete = sorted(complete.index[~complete])
@@ -135,7 +154,7 @@ def build(
     runs = scored[scored["kind"].ne("computed")]
     wall = runs.groupby("controller", sort=False)["wall_s"].sum(min_count=1)
     failed = scored[scored["status"].eq("failed")]
-    prov = record(COMMAND, list(args), inputs_of(suite, backend), REPO_ROOT)
+    prov = record(command, list(args), inputs_of(suite, backend), REPO_ROOT)
     return {
         "setup": {
             "suite": suite.name,
@@ -156,8 +175,10 @@ def build(
             "from_s": suite.from_s,
             "code_digest": code_digest(backend),
             "reps": reps,
+            "generated_by": generated_by or command,
         },
         "incomplete": incomplete,
+        "left_out": [dict(x) for x in left_out],
         "failed": _records(failed[["controller", "task", "seed", "error"]]),
         "wall_s": {k: _num(v) for k, v in wall.items()},
         "references": _records(refs),

@@ -1,12 +1,14 @@
 """Run what the cache lacks, in parallel, and assemble the runs of a suite into one table.
 
 ``plan`` turns (suite, split, backend, entrants) into one ``BenchJob`` per controller, task and
-seed with its cache key (``evaluation.benchmark.cache``); ``run_missing`` runs the jobs without
-a cached record, ``jobs`` at a time in ``evaluation.pool``'s worker processes (forkserver, tied
-to the caller's life), with a tqdm progress bar, writing each record as it finishes; ``runs_frame``
-reads every job's record back into the table that ``evaluation.benchmark.scores`` scores. Each
-run goes through ``evaluate.py``'s loop (``evaluation.pool.run_job``: ``run_native`` for a native
-sender, ``run_policy`` for a policy, a user's class built by ``evaluation.user_policies``).
+seed with its cache key (``evaluation.benchmark.cache``); ``preflight`` checks, before any run,
+that the backend runs each task a job lacks (its trace files read); ``run_missing`` runs the
+jobs without a cached record, ``jobs`` at a time in ``evaluation.pool``'s worker processes
+(forkserver, tied to the caller's life), with a tqdm progress bar, writing each record as it
+finishes; ``runs_frame`` reads every job's record back into the table that
+``evaluation.benchmark.scores`` scores. Each run goes through ``evaluate.py``'s loop
+(``evaluation.pool.run_job``: ``run_native`` for a native sender, ``run_policy`` for a policy, a
+user's class built by ``evaluation.user_policies``).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from typing import Any
 import pandas as pd
 
 from cellgym.scenario import ScenarioSpec
+from cellgym.vocab import SpecError
 from evaluation.benchmark.cache import RunCache, code_digest, run_key
 from evaluation.benchmark.entrants import Entrant
 from evaluation.benchmark.metrics import RUN_COLUMNS, reward_spec, run_row
@@ -168,6 +171,29 @@ def missing(jobs: Sequence[BenchJob], cache: RunCache) -> list[BenchJob]:
     """The jobs without a cached record, the longest first."""
     todo = [j for j in jobs if cache.get(j.backend, j.key) is None]
     return sorted(todo, key=lambda j: -j.cost)
+
+
+def preflight(
+    suite: Suite, split: str, backend: str, jobs: Sequence[Any], cache: RunCache | None
+) -> None:
+    """Check that ``backend`` runs each task with a missing run (trace files read), or raise.
+
+    Without a ``cache``, every job's task is checked (``jobs``: ``BenchJob``s or the dataset's).
+
+    Raises:
+        SpecError: Naming the task and why the backend cannot run it.
+    """
+    from envs.session import check_backend_supports
+
+    seen = set()
+    for job in jobs if cache is None else missing(jobs, cache):
+        if job.task in seen:
+            continue
+        seen.add(job.task)
+        try:
+            check_backend_supports(job.scenario, backend)
+        except SpecError as exc:
+            raise SpecError(f"task {job.task} does not run on backend={backend!r}: {exc}") from None
 
 
 def run_missing(

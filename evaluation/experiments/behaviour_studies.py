@@ -31,6 +31,22 @@ from evaluation.experiments.behaviour_probes import (
     records_result,
 )
 
+#: The benchmark's modules that make the published leaderboard (its recipe): the dataset's and
+#: the recorder's are not among them.
+BENCHMARK_MODULES: tuple[str, ...] = (
+    "aggregate",
+    "cache",
+    "cli",
+    "entrants",
+    "leaderboard",
+    "metrics",
+    "publish",
+    "render",
+    "runner",
+    "scores",
+    "suite",
+)
+
 
 # -- the studies ----------------------------------------------------------------------------------
 def _spec_id(spec: Any) -> Any:
@@ -367,6 +383,63 @@ def _transfer(args: Sequence[str]) -> Study:
     )
 
 
+def _benchmark(args: Sequence[str]) -> Study:
+    """The published leaderboard (``python -m evaluation.benchmark publish``), on its backend.
+
+    The plan is every run the command makes (the registry's controllers of the backend, the
+    extra ones and the references, with their identities, on every task and seed of the split),
+    and the trained checkpoints among the extra controllers by their argument only: their files
+    are git-ignored, absent on most machines, and the cache keys them by content anyway. The
+    probes run the registry's and the other extra controllers (never a checkpoint, so that every
+    machine chooses the same probes) through the benchmark's own run function, each controller
+    and each task at least once (``cover``).
+    """
+    # By name, as for ``_transfer``: the benchmark reads this package's input lists.
+    cli = importlib.import_module("evaluation.benchmark.cli")
+    pub = importlib.import_module("evaluation.benchmark.publish")
+    runner = importlib.import_module("evaluation.benchmark.runner")
+    entrants = importlib.import_module("evaluation.benchmark.entrants")
+    suites = importlib.import_module("evaluation.benchmark.suite")
+
+    a = cli._parser().parse_args(list(args))
+    if a.command != pub.SUBCOMMAND:
+        raise ValueError(f"evaluation.benchmark {a.command}: only `publish` makes a report")
+    suite = suites.load_suite(a.suite)
+    names, left_out = pub.registry_controllers(suite, a.backend)
+    extra = cli._controllers(a.controllers)
+    checkpoints = [t for t in extra if pub.is_checkpoint(t)]
+    texts = [*names, *(t for t in extra if t not in checkpoints)]
+    jobs = runner.plan(
+        suite, a.split, a.backend, entrants.resolve_entrants(texts, suite, a.backend)
+    )
+    plan: list[Any] = [
+        {"suite": suite.name, "split": a.split, "backend": a.backend, "reps": a.reps,
+         "from_s": suite.from_s, "delay_budget_ms": suite.delay_budget_ms,
+         "left_out": left_out, "checkpoints": checkpoints},
+        *({"controller": j.entrant.label, "identity": j.entrant.identity, "task": j.task,
+           "seed": j.seed, "spec": _spec_id(j.scenario)} for j in jobs),
+    ]  # fmt: skip
+    probes = []
+    first_seed = jobs[0].seed
+    for j in jobs:
+        if j.seed != first_seed:
+            continue
+        short = dataclasses.replace(j, scenario=_short(j.scenario), seed=PROBE_SEED, from_s=0.0)
+
+        def go(short: Any = short) -> Any:
+            rec = runner.execute(short)
+            if rec["status"] != "ok":
+                raise RuntimeError(f"probe {short.entrant.label} / {short.task}: {rec['error']}")
+            return _dropping_walls(rec["metrics"])
+
+        feats = {"controller": j.entrant.label, "task": j.task}
+        probes.append(Probe(f"{a.backend} {j.task} {j.entrant.label}", feats, go))
+    rel = suite.path.resolve()
+    configs = (rel.relative_to(REPO_ROOT).as_posix(),) if rel.is_relative_to(REPO_ROOT) else ()
+    modules = tuple(f"evaluation.benchmark.{m}" for m in BENCHMARK_MODULES)
+    return Study(plan, probes, modules, configs)
+
+
 def _parse_known(args: Sequence[str], options: Sequence[tuple[str, dict[str, Any]]]) -> Any:
     ap = argparse.ArgumentParser(add_help=False)
     for flag, kw in options:
@@ -385,4 +458,5 @@ STUDIES: dict[str, Callable[[Sequence[str]], Study]] = {
     "evaluation.experiments.fct_paper": _fct,
     "evaluation.experiments.multi_agent": _multi_agent,
     "evaluation.transfer": _transfer,
+    "evaluation.benchmark": _benchmark,
 }

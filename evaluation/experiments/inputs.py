@@ -171,3 +171,45 @@ TRANSFER: tuple[str, ...] = (
     "evaluation/transfer.py",
     "evaluation/user_policies.py",
 )
+
+#: What decides a benchmark run's result on either backend (``evaluation.benchmark.cache``: its
+#: code digest is in every run's cache key): ``COMMON`` without the ns-3 sources, the trace
+#: readers, both environment classes, the baselines, the agent factory and features (trained
+#: checkpoints), the pool's job runner, the records, controller resolution, user policies and
+#: the benchmark's per-run metrics. Any change here changes every cached run's key.
+BENCHMARK_RUN_COMMON: tuple[str, ...] = (
+    *(p for p in COMMON if not p.startswith("ns3-scenarios/")),
+    "cellgym/traces/*.py",
+    "envs/lte_cell.py",
+    "envs/multi_flow.py",
+    "baselines/*.py",
+    "agents/factory.py",
+    "agents/features.py",
+    "evaluation/pool.py",
+    "evaluation/records.py",
+    "evaluation/resolve.py",
+    "evaluation/user_policies.py",
+    "evaluation/benchmark/metrics.py",
+)
+#: A benchmark run on ns-3: also the scenario program's sources.
+BENCHMARK_RUNS_NS3: tuple[str, ...] = (
+    *BENCHMARK_RUN_COMMON,
+    *(p for p in COMMON if p.startswith("ns3-scenarios/")),
+)
+#: A benchmark run on the fast backend: also the fast model.
+BENCHMARK_RUNS_FAST: tuple[str, ...] = (*BENCHMARK_RUN_COMMON, "envs/fastsim/**/*")
+
+#: The published leaderboards (``python -m evaluation.benchmark publish``, ``docs/benchmark/ns3``
+#: and ``docs/benchmark/fast``): their backend's runs, the benchmark's modules (scores,
+#: normalisation, aggregates, the markdown) and the suite v1. The same files as the
+#: leaderboard's own provenance (``evaluation.benchmark.leaderboard.inputs_of``).
+BENCHMARK_NS3: tuple[str, ...] = (
+    *BENCHMARK_RUNS_NS3,
+    "evaluation/benchmark/*.py",
+    "configs/benchmark/v1.yaml",
+)
+BENCHMARK_FAST: tuple[str, ...] = (
+    *BENCHMARK_RUNS_FAST,
+    "evaluation/benchmark/*.py",
+    "configs/benchmark/v1.yaml",
+)
