@@ -216,7 +216,15 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
         n_adv = min(max(new_acks - new_dupacks, 0), grown)
     fi[b, f, I_UNA] = max(una, v_cum)
     if prr_mode and not _own_recovery(cca) and fi[b, f, I_CSTATE] == ST_RECOVERY:
-        _prr_on_ack(fx, fi, lost, b, f, entered, delivered_segs, new_dupacks, una, acked, seg, p)
+        prr_dupacks, prr_delivered = new_dupacks, delivered_segs
+        if entered and new_dupacks > 1:
+            # ns-3 takes the bunch's ACKs one by one: those before the one that entered recovery
+            # (in CA_DISORDER) never reach PRR's prr_delivered.
+            prr_dupacks = min(max(fi[b, f, I_DUPACK_CNT] - dupthresh + 1, 1), new_dupacks)
+            prr_delivered = delivered_segs * prr_dupacks // new_dupacks
+        _prr_on_ack(
+            fx, fi, lost, b, f, entered, prr_delivered, prr_dupacks, una, acked, seg, p
+        )  # fmt: skip
     pipe = 0
     sendable = 0
     if _grows_when_cwnd_limited(cca) and n_adv > 1:

@@ -73,6 +73,10 @@ def _loss_trigger(b, f, fi, lost, una, v_cum, v_high, new_dupacks, dupthresh, pr
 def _prr_on_ack(fx, fi, lost, b, f, entered, delivered_segs, dupacks, una_before, acked, seg, p):
     """ns-3.44 ``TcpPrrRecovery`` (``EnterRecovery``/``DoRecovery``) for one bunch of ACKs.
 
+    On the bunch that enters recovery, ``delivered_segs`` and ``dupacks`` are those of the ACKs
+    from the one that entered on (``ack._sender_acks``): ns-3 takes ACKs one by one, and those
+    before it leave the socket in CA_DISORDER, outside PRR.
+
     RFC 6937 proportional rate reduction with ns-3.44's integer arithmetic, which matters here:
     (1) ``prr_delivered`` gains, for every duplicate ACK while it is below RecoverFS (the bytes in
     flight when recovery began), one segment more than the SACK-derived delivery (the non-SACK
