@@ -35,12 +35,18 @@ from evaluation.benchmark.suite import OPTIMUM, Suite
 
 #: The raw row's columns of the four score terms' inputs.
 _INPUTS = ("thpt", "delay_inflation", "intra_fairness", "inter_fairness")
+#: Below this Thpt (a fraction of the capacity), a run with no RTT sample starved.
+STARVED_THPT = 1e-3
 
 
 def term_values(row: Mapping[str, float]) -> dict[str, float]:
     """The four score terms of a run in [0, 1] (``cellgym.zeus.normalized_metrics``).
 
-    A missing input (NaN) gives a NaN term.
+    A missing input (NaN) gives a NaN term, with one exception: a run whose agent flows took no
+    RTT sample in the measured interval (no delay inflation) and delivered under
+    ``STARVED_THPT`` of the capacity starved: no packet came back, so its Delay^-1 is 0, not
+    undefined (ns-3: an explicit-rate sender that starts in an FR2 blockage waits at a rate of 0).
+    An undefined term drops the run out of the aggregates, and with it that seed of every task.
     """
     thpt, inflation, intra, inter = (float(row.get(k, math.nan)) for k in _INPUTS)
     if not (math.isfinite(inflation) and inflation > 0):
@@ -51,7 +57,8 @@ def term_values(row: Mapping[str, float]) -> dict[str, float]:
     if math.isnan(thpt):
         m["thpt"] = math.nan
     if math.isnan(inflation):
-        m["inverse_delay"] = math.nan
+        starved = math.isfinite(thpt) and thpt < STARVED_THPT
+        m["inverse_delay"] = 0.0 if starved else math.nan
     return m
 
 

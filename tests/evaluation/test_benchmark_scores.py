@@ -41,6 +41,18 @@ def test_a_lone_flow_scores_over_its_two_terms_with_the_weights_rescaled():
     assert math.isnan(variant_score({"thpt": 0.5, "delay_inflation": math.nan}, SOLO, "bulk"))
 
 
+def test_a_starved_run_scores_no_delay_term_not_an_undefined_one():
+    # Nothing came back (no RTT sample) and under 0.1 % of the capacity was delivered: Delay^-1
+    # is 0. mixed: (0.2 * 5.4e-5 + 0.2 * 0) / 0.4; bulk: 0.75 * 5.4e-5 / 0.8.
+    starved = {"thpt": 5.4e-5, "delay_inflation": math.nan}
+    assert variant_score(starved, SOLO, "mixed") == pytest.approx(0.5 * 5.4e-5)
+    assert variant_score(starved, SOLO, "bulk") == pytest.approx(0.75 * 5.4e-5 / 0.8)
+    assert variant_score({"thpt": 0.0, "delay_inflation": math.nan}, SOLO, "realtime") == 0.0
+    # At 0.1 % of the capacity or more, a missing delay stays a missing measurement.
+    assert math.isnan(variant_score({"thpt": 1e-3, "delay_inflation": math.nan}, SOLO, "mixed"))
+    assert math.isnan(variant_score({"thpt": math.nan, "delay_inflation": math.nan}, SOLO, "bulk"))
+
+
 def test_the_optimum_scores_one_in_every_variant_and_task():
     for terms in (SOLO, VS, (*SOLO, "intra_fairness")):
         for v in ("realtime", "bulk", "mixed"):
