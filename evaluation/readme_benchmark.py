@@ -258,11 +258,18 @@ def render(board_dir: Path, fast_dir: Path | None = None) -> str:
 
 
 def rewrite(readme: str, new_block: str) -> str:
-    """``readme`` with the text between the markers (inclusive) replaced by ``new_block``."""
-    start, end = readme.find(BEGIN), readme.find(END)
-    if start < 0 or end < start or readme.count(BEGIN) != 1 or readme.count(END) != 1:
+    """``readme`` with the text between the markers (inclusive) replaced by ``new_block``.
+
+    ``readme_table.rewrite`` with this block's markers, which must appear exactly once.
+    """
+    from evaluation.readme_table import rewrite as rewrite_block
+
+    if readme.count(BEGIN) != 1 or readme.count(END) != 1:
         raise SpecError(f"the README needs one {BEGIN} ... {END} block")
-    return readme[:start] + new_block + readme[end + len(END) :]
+    try:
+        return rewrite_block(readme, new_block, BEGIN, END)
+    except ValueError:
+        raise SpecError(f"the README needs one {BEGIN} ... {END} block") from None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
