@@ -178,6 +178,7 @@ def publish(
         "run_now": len(fresh),
         "from_cache": len(jobs) - len(fresh),
         "reuse": reused,
+        "identities": {e.label: e.identity for e in entrants if e.kind == "trained"},
         "wall_s": time.monotonic() - t0,
     }
     write_leaderboard(numbers, out)

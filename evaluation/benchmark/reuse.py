@@ -14,7 +14,10 @@ every run whose controller and task have no probe that moved:
   changed, or when the probes chosen differ;
 - a probe that moved marks both its controller and its task: every run of either reruns;
 - only runs that finished (``status == "ok"``) are taken over, each with the metrics and run
-  time it was published with, and its record names the commit it comes from (``reused_from``).
+  time it was published with, and its record names the commit it comes from (``reused_from``);
+- a trained checkpoint enters the plan by its argument only (its files are machine-local), so its
+  runs are taken over only when the published leaderboard records the checkpoint's identity (the
+  digest of its files, ``numbers["publish"]["identities"]``) and it is today's.
 
 What this shares with the fingerprint's own blind spot: a change that shows only in a combination
 of controller and task that no probe runs is not seen (``behaviour``'s module docstring). The
@@ -106,9 +109,12 @@ def seed_cache(
         for r in numbers["runs"]
         if r.get("status") == "ok" and r.get("backend") == backend
     }
+    identities = numbers.get("publish", {}).get("identities", {})
     for j in jobs:
         row = rows.get((j.entrant.label, j.task, int(j.seed)))
         if row is None or j.entrant.label in controllers or j.task in tasks:
+            continue
+        if j.entrant.kind == "trained" and identities.get(j.entrant.label) != j.entrant.identity:
             continue
         if cache.get(j.backend, j.key) is not None:
             continue
