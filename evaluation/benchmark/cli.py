@@ -95,11 +95,6 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--reps", type=int, default=aggregate.REPS, help="bootstrap resamples")
     p.add_argument("--jobs", type=int, default=1, help="simulations at a time")
     p.add_argument("--no-progress", action="store_true", help="no progress bar")
-    p.add_argument(
-        "--no-reuse",
-        action="store_true",
-        help="rerun every run the cache lacks, taking none over from the leaderboard in --out",
-    )
     p.add_argument("--out", type=Path, required=True, help="the leaderboard's folder")
     d = sub.add_parser("dataset", help="record the policies' trajectories as a Minari dataset")
     d.add_argument("--suite", default="v1", help="suite name in configs/benchmark/ or a path")
@@ -208,18 +203,14 @@ def score(args: argparse.Namespace) -> int:
 
 
 def _recorded_args(argv: Sequence[str]) -> list[str]:
-    """The arguments after the subcommand, without ``--cache`` and ``--no-reuse``.
-
-    Both say how this call gets its runs (a machine's folder; whether it takes runs over from
-    the published leaderboard), not what it publishes.
-    """
+    """The arguments after the subcommand, without ``--cache`` (a machine's folder)."""
     out, skip = [], False
     for a in list(argv)[1:]:
         if skip:
             skip = False
         elif a == "--cache":
             skip = True
-        elif not a.startswith("--cache=") and a != "--no-reuse":
+        elif not a.startswith("--cache="):
             out.append(a)
     return out
 
@@ -263,23 +254,12 @@ def publish(args: argparse.Namespace, argv: Sequence[str]) -> int:
         args.jobs,
         args.reps,
         progress=not args.no_progress,
-        reuse=not args.no_reuse,
     )
     run = numbers["publish"]
     print(
         f"{suite.name} {args.split} on {args.backend}: {run['runs']} runs, {run['run_now']} run "
         f"now in {run['wall_s']:.1f} s ({run['from_cache']} from the cache {args.cache})"
     )
-    reused = run["reuse"]
-    if reused["reused"] or reused.get("moved_tasks") is not None:
-        print(
-            f"taken over from the leaderboard in {args.out} (commit "
-            f"{str(reused.get('from_commit'))[:12]}): {reused['reused']} runs; probes moved for "
-            f"controllers {reused.get('moved_controllers', [])} and tasks "
-            f"{reused.get('moved_tasks', [])}"
-        )
-    elif reused.get("why_none"):
-        print(f"nothing taken over from {args.out}: {reused['why_none']}")
     rows = [[r["controller"], with_ci(r, "iqm"), with_ci(r, "mean"),
              fmt(numbers["wall_s"].get(r["controller"]), 1)]
             for r in ranking(numbers).to_dict("records")]  # fmt: skip

@@ -118,7 +118,6 @@ def publish(
     workers: int = 1,
     reps: int = aggregate.REPS,
     progress: bool = True,
-    reuse: bool = True,
 ) -> dict[str, Any]:
     """Score the registry's controllers and ``extra`` on ``suite``/``split``, write the leaderboard.
 
@@ -133,14 +132,10 @@ def publish(
         workers: Simulations at a time.
         reps: Bootstrap resamples.
         progress: Show a progress bar.
-        reuse: Take over the runs of the leaderboard already published in ``out`` (made with
-            the same ``args``) whose behaviour has not changed (``evaluation.benchmark.reuse``:
-            this runs the behaviour probes first).
 
     Returns:
         The leaderboard's numbers (``leaderboard.build``) with ``publish``: the controllers
-        asked for, the runs, those run now, those taken over from the published leaderboard
-        (``reuse``) and this call's wall time.
+        asked for, the runs, those run now and this call's wall time.
 
     Raises:
         SpecError: A controller or task the backend cannot run, before any simulation.
@@ -157,7 +152,6 @@ def publish(
     entrants = resolve_entrants(texts, suite, backend)
     entrants += resolve_entrants([OPTIMUM], suite, backend, with_references=False)
     jobs = plan(suite, split, backend, entrants)
-    reused = _take_over(out, args, jobs, cache, workers) if reuse else {"reused": 0}
     preflight(suite, split, backend, jobs, cache)
     fresh = run_missing(jobs, cache, workers, progress=progress)
     frame = runs_frame(suite, split, backend, entrants, cache, fresh)
@@ -177,27 +171,7 @@ def publish(
         "runs": len(jobs),
         "run_now": len(fresh),
         "from_cache": len(jobs) - len(fresh),
-        "reuse": reused,
-        "identities": {e.label: e.identity for e in entrants if e.kind == "trained"},
         "wall_s": time.monotonic() - t0,
     }
     write_leaderboard(numbers, out)
     return numbers
-
-
-def _take_over(
-    out: Path, args: Sequence[str], jobs: Sequence[Any], cache: RunCache, workers: int
-) -> dict[str, Any]:
-    """Seed ``cache`` from the leaderboard published in ``out`` (``reuse.seed_cache``)."""
-    from evaluation.benchmark import reuse
-    from evaluation.experiments import behaviour
-
-    numbers = reuse.published(out)
-    if numbers is None:
-        return {"reused": 0, "why_none": f"no leaderboard published in {out}"}
-    if list(numbers["provenance"].get("args", [])) != list(args):
-        return {"reused": 0, "why_none": "the published leaderboard was made with other arguments"}
-    if all(cache.get(j.backend, j.key) is not None for j in jobs):
-        return {"reused": 0, "why_none": "every run is cached"}
-    now = behaviour.fingerprint(COMMAND.split()[-1], args, workers)
-    return reuse.seed_cache(numbers, now, jobs, cache)

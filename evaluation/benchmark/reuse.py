@@ -5,9 +5,11 @@ byte of the run inputs, so re-publishing after a change that moves a few tasks (
 cell type, say) would rerun every run: 840 ns-3 runs, about an hour on two cores. But the
 published leaderboard keeps every run's metrics (``numbers.json``'s ``runs``) and the behaviour
 fingerprint it was made with (``evaluation.experiments.behaviour``: the plan of runs, the
-benchmark's modules, one short probe per controller and per task). ``seed_cache`` compares that
-fingerprint with today's and writes the published runs into the cache, under today's keys, for
-every run whose controller and task have no probe that moved:
+benchmark's modules, one short probe per controller and per task). ``take_over`` (which
+``python -m evaluation.experiments.reports --regenerate`` calls before it re-publishes a
+leaderboard) compares that fingerprint with today's and writes the published runs into the run
+cache, under today's keys, for every run whose controller and task have no probe that moved; the
+publish command then runs only the rest:
 
 - nothing is taken over when the plan (any run's scenario, controller identity, seed, the suite,
   the arguments) or the modules that turn a simulation into a run's metrics (``RUN_RECIPE``)
@@ -15,9 +17,9 @@ every run whose controller and task have no probe that moved:
 - a probe that moved marks both its controller and its task: every run of either reruns;
 - only runs that finished (``status == "ok"``) are taken over, each with the metrics and run
   time it was published with, and its record names the commit it comes from (``reused_from``);
-- a trained checkpoint enters the plan by its argument only (its files are machine-local), so its
-  runs are taken over only when the published leaderboard records the checkpoint's identity (the
-  digest of its files, ``numbers["publish"]["identities"]``) and it is today's.
+- a trained checkpoint's runs are never taken over: it enters the plan by its argument only (its
+  files are machine-local, and the published leaderboard does not record their digest), so
+  another checkpoint at the same path would look the same.
 
 What this shares with the fingerprint's own blind spot: a change that shows only in a combination
 of controller and task that no probe runs is not seen (``behaviour``'s module docstring). The
@@ -109,12 +111,11 @@ def seed_cache(
         for r in numbers["runs"]
         if r.get("status") == "ok" and r.get("backend") == backend
     }
-    identities = numbers.get("publish", {}).get("identities", {})
     for j in jobs:
         row = rows.get((j.entrant.label, j.task, int(j.seed)))
         if row is None or j.entrant.label in controllers or j.task in tasks:
             continue
-        if j.entrant.kind == "trained" and identities.get(j.entrant.label) != j.entrant.identity:
+        if j.entrant.kind == "trained":
             continue
         if cache.get(j.backend, j.key) is not None:
             continue
@@ -143,3 +144,56 @@ def seed_cache(
         )
         out["reused"] += 1
     return out
+
+
+def take_over(args: Sequence[str], folder: Path, cache: RunCache, jobs: int = 1) -> dict[str, Any]:
+    """Seed ``cache`` with the published runs that ``publish args`` would make, if unchanged.
+
+    The leaderboard published in ``folder`` gives them, where ``seed_cache`` finds their
+    behaviour unchanged.
+
+    Args:
+        args: The publish command's arguments (``publish`` first), as its provenance records them.
+        folder: The published leaderboard's folder.
+        cache: The run cache the command will read.
+        jobs: Probe runs at a time.
+
+    Returns:
+        ``seed_cache``'s account, or ``{"reused": 0, "why_none": ...}``.
+    """
+    from evaluation.benchmark import cli, publish
+    from evaluation.benchmark.entrants import resolve_entrants
+    from evaluation.benchmark.runner import plan
+    from evaluation.benchmark.suite import OPTIMUM, load_suite
+    from evaluation.experiments import behaviour
+
+    numbers = published(folder)
+    if numbers is None:
+        return {"reused": 0, "why_none": f"no leaderboard published in {folder}"}
+    if list(numbers["provenance"].get("args", [])) != list(args):
+        return {"reused": 0, "why_none": "the published leaderboard was made with other arguments"}
+    a = cli._parser().parse_args(list(args))
+    suite = load_suite(a.suite)
+    names, _ = publish.registry_controllers(suite, a.backend)
+    texts = [
+        *names,
+        *(t for t in cli._controllers(a.controllers) if not publish.absent_checkpoint(t)),
+    ]
+    entrants = resolve_entrants(texts, suite, a.backend)
+    entrants += resolve_entrants([OPTIMUM], suite, a.backend, with_references=False)
+    todo = plan(suite, a.split, a.backend, entrants)
+    if all(cache.get(j.backend, j.key) is not None for j in todo):
+        return {"reused": 0, "why_none": "every run is cached"}
+    now = behaviour.fingerprint("evaluation.benchmark", args, jobs)
+    return seed_cache(numbers, now, todo, cache)
+
+
+def describe(account: Mapping[str, Any]) -> str:
+    """``take_over``'s account in one line."""
+    if account.get("why_none"):
+        return f"nothing taken over: {account['why_none']}"
+    return (
+        f"{account['reused']} runs taken over from commit {str(account.get('from_commit'))[:12]}; "
+        f"probes moved for controllers {account.get('moved_controllers', [])} and tasks "
+        f"{account.get('moved_tasks', [])}"
+    )
