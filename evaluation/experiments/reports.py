@@ -206,7 +206,7 @@ REPORTS: tuple[Report, ...] = (
         "docs/calibration/nr/calibration.json",
         _CAL,
         inputs.CALIBRATION,
-        ("--scenarios", "nr", "--seeds", "3", "--sim-time-s", "6", "--jobs", "2"),
+        ("--scenarios", "nr", "--seeds", "9", "--sim-time-s", "20", "--jobs", "2"),
     ),
     Report(
         "docs/xrc-reproduction",
