@@ -15,6 +15,7 @@
  *   cellgym-xrc-agent-check --distance=300 --flows=2 --rlcBufferPkts=1000
  */
 
+#include "cellgym-bs-tap-lte.h"
 #include "xrc-enb-agent.h"
 #include "xrc-feedback-tag.h"
 
@@ -68,6 +69,7 @@ struct FlowProbe
 /// Everything the periodic callbacks need.
 struct Check
 {
+    Ptr<CellGymBsTap> tap;        //!< the base station's tap
     Ptr<XrcEnbAgent> agent;       //!< the agent under test
     std::vector<FlowProbe> flows; //!< one per flow
     Time printEvery;              //!< print interval
@@ -290,7 +292,7 @@ main(int argc, char* argv[])
     lte->SetAttribute("PathlossModel", StringValue("ns3::OkumuraHataPropagationLossModel"));
     lte->SetEnbDeviceAttribute("DlBandwidth", UintegerValue(rbs));
     lte->SetEnbDeviceAttribute("UlBandwidth", UintegerValue(rbs));
-    XrcEnbAgent::ConfigureLteHelper(lte);
+    CellGymLteBsTap::ConfigureLteHelper(lte);
 
     NodeContainer enbNodes;
     enbNodes.Create(1);
@@ -328,12 +330,14 @@ main(int argc, char* argv[])
     Check check;
     check.printEvery = MilliSeconds(printMs);
     check.steadyFromS = steadyFromS;
+    check.tap = CreateObject<CellGymBsTap>();
+    check.tap->SetActiveTimeoutMs(activeTimeoutMs);
     check.agent = CreateObject<XrcEnbAgent>();
     check.agent->SetWindowTtis(windowTtis);
-    check.agent->SetActiveTimeoutMs(activeTimeoutMs);
     check.agent->SetMaxRlcBytes(rlcBufferPkts * 1500);
-    check.agent->Install(enbDevs.Get(0), s1u, static_cast<uint16_t>(rbs));
-    check.agent->AddUe(ueDevs.Get(0));
+    check.agent->Attach(check.tap);
+    CellGymLteBsTap::Install(check.tap, enbDevs.Get(0), s1u, static_cast<uint16_t>(rbs));
+    CellGymLteBsTap::AddUe(check.tap, ueDevs.Get(0));
     check.flows.resize(numFlows);
 
     Ptr<Node> pgw = epc->GetPgwNode();
@@ -378,11 +382,11 @@ main(int argc, char* argv[])
         Simulator::Schedule(Seconds(start) + MicroSeconds(1), &ConnectServerSocket, &probe);
         if (keyByPort)
         {
-            check.agent->AddFlow(f, 0, ueIfaces.GetAddress(0), port);
+            check.tap->AddFlow(f, 0, ueIfaces.GetAddress(0), port);
         }
         else
         {
-            check.agent->AddFlow(f, 0, ifaces.GetAddress(0));
+            check.tap->AddFlow(f, 0, ifaces.GetAddress(0));
         }
     }
 

@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The NR cell (--cellType=nr): one 5G-LENA gNB with its own EPC, the UEs at the configured
-// distances, TR 38.901 channel, ideal beamforming, OFDMA PF or RR, RLC UM, XRC's NR adapter.
+// distances, TR 38.901 channel, ideal beamforming, OFDMA PF or RR, RLC UM, the base-station tap's
+// NR installer.
+#include "cellgym-bs-tap-nr.h"
 #include "cellgym-nr-beamforming.h"
 #include "cellgym-nr-blockage.h"
 #include "cellgym-nr-trace-scheduler.h"
 #include "cellgym-radio-cell.h"
 #include "xrc-bwp-manager-gnb.h"
-#include "xrc-nr-adapter.h"
 
 #include "ns3/antenna-module.h"
 #include "ns3/core-module.h"
@@ -240,13 +241,13 @@ BuildNrCell(const RadioCellConfig& given)
 
     // The agent's window is --xrcWindowTtis milliseconds: that many 1-ms TTIs on LTE, 2^mu
     // times as many slots on NR.
-    cell.installAgent = [cfg, trace](RadioCell& c)
+    cell.installTap = [cfg, trace](RadioCell& c)
     {
-        Ptr<NetDevice> s1u = CreateAgent(c, cfg, cfg.xrcWindowTtis << cfg.numerology);
-        XrcNrAdapter::Install(c.agent, c.bsDevs.Get(0), s1u, trace);
+        Ptr<NetDevice> s1u = CreateTap(c, cfg, cfg.xrcWindowTtis << cfg.numerology);
+        CellGymNrBsTap::Install(c.tap, c.bsDevs.Get(0), s1u, trace);
         for (uint32_t u = 0; u < cfg.numUes; ++u)
         {
-            XrcNrAdapter::AddUe(c.agent, c.ueDevs.Get(u));
+            CellGymNrBsTap::AddUe(c.tap, c.ueDevs.Get(u));
         }
     };
     return cell;
