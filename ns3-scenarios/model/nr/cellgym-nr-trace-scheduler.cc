@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/config.h"
 #include "ns3/log.h"
 #include "ns3/nr-module.h"
 #include "ns3/uinteger.h"

@@ -34,8 +34,8 @@ class NrHelper;
  * HARQ process, the scheduler's view of the RLC queue stays, and its bytes carry over to the UE's
  * TB in the next slot (dropped when the UE gets no DCI then), so that a trace of under 10 bytes
  * per slot (160 kbit/s at 0.5 ms) still gets through. `WithheldTb` names each withheld share
- * (XRC's NR adapter counts its units as used, the TB that carries it counts its bytes). Slot
- * `k` is the one the trigger schedules (`SfnSf::Normalize`: slot 0 starts at t = 0).
+ * (the base-station tap's NR installer counts its units as used, the TB that carries it counts its
+ * bytes). Slot `k` is the one the trigger schedules (`SfnSf::Normalize`: slot 0 starts at t = 0).
  *
  * The trace is the downlink's capacity in every slot, as in the fast model, so the uplink data
  * (the flows' ACKs) gets at most half of a slot's data symbols (`AssignULRBG`): 5G-LENA's OFDMA
