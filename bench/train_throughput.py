@@ -199,6 +199,7 @@ def run_learner(
     n_epochs: int,
     parallel: bool | None = None,
     update_threads: int = 0,
+    overlap: bool = False,
 ) -> dict[str, Any]:
     """(b) or (c): ``learners.ppo.PPO`` on the main job's cells, timed in parts."""
     cells, agent = make_learner(
@@ -210,6 +211,7 @@ def run_learner(
         batch_size=batch_size,
         n_epochs=n_epochs,
         update_threads=update_threads,
+        overlap=overlap,
     )
     kernel, resets = time_sim(cells.venvs)
     first = time_first_reset(cells, "reset", (kernel, resets))
@@ -296,6 +298,11 @@ def main() -> None:
         action="store_true",
         help="(b): numba threads over each batch's cells (compiles the threaded kernels first)",
     )
+    parser.add_argument(
+        "--overlap",
+        action="store_true",
+        help="(b): collect the next rollout during the update (PPOConfig.overlap)",
+    )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--skip-sb3", action="store_true", help="leave out (a)")
     parser.add_argument("--skip-same-config", action="store_true", help="leave out (c)")
@@ -323,6 +330,7 @@ def main() -> None:
             n_epochs=args.n_epochs,
             parallel=True if args.parallel else None,
             update_threads=args.update_threads,
+            overlap=args.overlap,
         )
         if args.whole_trace_resets:
             with whole_trace_resets():
