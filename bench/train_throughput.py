@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/train_throughput.py [--steps 200000] [--cells-scale 32] [--n-steps 32]
         [--minibatches 4] [--n-epochs 4] [--threads 1] [--update-threads 0] [--parallel]
-        [--skip-sb3] [--skip-same-config] [--whole-trace-resets]
+        [--overlap] [--skip-sb3] [--skip-same-config] [--skip-fast] [--whole-trace-resets]
 
 Every path trains the main job (``configs/experiment/default.yaml``: the mixture of six
 scenarios x two uplink models, ``derived`` features, ``VecNormalize`` of observations and
@@ -18,6 +18,10 @@ cell's step) and where the time went:
   ``--minibatches`` minibatches, ``--n-epochs`` epochs;
 - (c) ``learners.ppo.PPO`` with (a)'s configuration (36 cells, 128, 512, 10 epochs): what the
   implementation alone gives, apart from the configuration;
+- (d) (b) on both cores: ``PPOConfig(overlap=True)`` (the next rollout collected on a second
+  thread during the update, by the policy before it: one update of policy lag) and each batch's
+  cells stepped on two threads (``FastCells(parallel=True)``, ``envs.fastsim.threads``); the same
+  cells, rollouts, minibatches and epochs;
 - (b0), with ``--whole-trace-resets``: (b) with the resets of a seed-dependent trace cell as they
   were before ``cellgym.traces.channel_head``: the whole series synthesized (an Irish 5G cell:
   all 3,498 s of its trace) on one thread, then cut to the episode's slots (the same values).
@@ -282,6 +286,19 @@ def report(rows: list[dict[str, Any]]) -> None:
                 )
 
 
+def report_pair(rows: list[dict[str, Any]], a: str, b: str) -> None:
+    """Print path ``b``'s throughput as a multiple of path ``a``'s (both with the first reset)."""
+    ra = next((r for r in rows if r["path"].startswith(a)), None)
+    rb = next((r for r in rows if r["path"].startswith(b)), None)
+    if ra is None or rb is None:
+        return
+    whole = rb["steps"] / rb["wall"] / (ra["steps"] / ra["wall"])
+    steady = (rb["steps"] / (rb["wall"] - rb["first_reset"])) / (
+        ra["steps"] / (ra["wall"] - ra["first_reset"])
+    )
+    print(f"{rb['path']}: x{whole:.2f} the steps/s of {a}, x{steady:.2f} after the first reset")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=200_000, help="env steps of each path")
@@ -302,6 +319,11 @@ def main() -> None:
         "--overlap",
         action="store_true",
         help="(b): collect the next rollout during the update (PPOConfig.overlap)",
+    )
+    parser.add_argument(
+        "--skip-fast",
+        action="store_true",
+        help="leave out (d): (b) with overlap and cells stepped on two threads",
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--skip-sb3", action="store_true", help="leave out (a)")
@@ -342,6 +364,11 @@ def main() -> None:
         rows.append(
             run_learner(cfg, args.steps, args.seed, "(b) learners.ppo, its config", **b_args)
         )
+        if not args.skip_fast:
+            fast = {**b_args, "parallel": True, "overlap": True}
+            rows.append(
+                run_learner(cfg, args.steps, args.seed, "(d) (b) + overlap + 2 sim threads", **fast)
+            )
         if not args.skip_same_config:
             rows.append(
                 run_learner(
@@ -360,6 +387,7 @@ def main() -> None:
         f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
     )
     report(rows)
+    report_pair(rows, "(b)", "(d)")
 
 
 if __name__ == "__main__":

@@ -308,6 +308,7 @@ class PPO:
             _Buffers.zeros(cfg.n_steps, n, self.obs_dim, self.act_dim) if cfg.overlap else None
         )
         self._behaviour: ActorCritic | None = None
+        self._threads = 0  # torch's intra-op threads of rollouts and updates (set by learn)
         self._obs: torch.Tensor | None = None  # the normalised observation to act on
         self._ep_return = np.zeros(n)
         self._ep_length = np.zeros(n, dtype=np.int64)
@@ -344,6 +345,7 @@ class PPO:
 
     def _collect(self, net: ActorCritic, buf: _Buffers) -> None:
         """A rollout into ``buf`` acting with ``net`` (the learner's, or its copy under overlap)."""
+        self._torch_threads()
         clock = time.perf_counter
         t_start = clock()
         t_env = t_inf = 0.0
@@ -406,11 +408,22 @@ class PPO:
             next_value = buf.values[t]
         torch.add(buf.advantages, buf.values, out=buf.returns)
 
+    def _torch_threads(self) -> int:
+        """Torch's intra-op threads in this thread, set to the learner's; the count.
+
+        Those ``learn`` began with (or ``torch_threads``): another library's thread pool may have
+        changed them (numba's OpenMP layer, once the cells step on threads).
+        """
+        want = self._threads or torch.get_num_threads()
+        if torch.get_num_threads() != want:
+            torch.set_num_threads(want)
+        return want
+
     # -- update ---------------------------------------------------------------------------------
     def update(self) -> dict[str, float]:
         """``n_epochs`` passes of minibatch gradient steps over the rollout; returns statistics."""
         t_start = time.perf_counter()
-        threads = torch.get_num_threads()
+        threads = self._torch_threads()
         if self.cfg.update_threads > 0:
             torch.set_num_threads(self.cfg.update_threads)
         try:
@@ -493,8 +506,8 @@ class PPO:
                 same way).
             callback: Called after every update with the learner; returning ``False`` stops.
         """
-        if self.cfg.torch_threads > 0:
-            torch.set_num_threads(self.cfg.torch_threads)
+        self._threads = self.cfg.torch_threads or self._threads or torch.get_num_threads()
+        torch.set_num_threads(self._threads)
         if self.cfg.overlap:
             return self._learn_overlapped(total_timesteps, callback)
         while self.num_timesteps < total_timesteps:
@@ -519,12 +532,7 @@ class PPO:
             self._behaviour = copy.deepcopy(self.net).requires_grad_(False)
         assert self._spare is not None
         ready = False  # a rollout in self.buf not yet used by an update
-        threads = torch.get_num_threads()
-        # OpenMP's thread count is per thread: the rollout's thread gets the caller's.
-        with ThreadPoolExecutor(
-            1, thread_name_prefix="ppo-rollout", initializer=torch.set_num_threads,
-            initargs=(threads,),
-        ) as pool:  # fmt: skip
+        with ThreadPoolExecutor(1, thread_name_prefix="ppo-rollout") as pool:
             while self.num_timesteps < total_timesteps:
                 if not ready:
                     self._collect(self.net, self.buf)
