@@ -90,6 +90,28 @@ class Timer:
         setattr(obj, name, timed)
 
 
+class ThreadCPU:
+    """CPU seconds inside the method it wraps: the calling thread's (``time.thread_time``) or,
+    with ``clock=time.process_time``, the process's (for a call that nothing overlaps)."""
+
+    def __init__(self, clock: Callable[[], float] = time.thread_time) -> None:
+        self.seconds = 0.0
+        self.clock = clock
+
+    def wrap(self, obj: Any, name: str) -> None:
+        """Replace ``obj.name`` by a call of it whose thread's CPU time is counted."""
+        fn: Callable[..., Any] = getattr(obj, name)
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            c0 = self.clock()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.seconds += self.clock() - c0
+
+        setattr(obj, name, counted)
+
+
 def time_sim(venvs: list[Any]) -> tuple[Timer, Timer]:
     """Timers of the simulator in ``FastVecEnv``s: its compiled step and its cell resets."""
     kernel, resets = Timer(), Timer()
@@ -161,9 +183,13 @@ def run_sb3(cfg: TrainConfig, steps: int, seed: int) -> dict[str, Any]:
     concat = venv.venv.venv.venv  # VecNormalize > FeatureVecEnv > VecMonitor > ConcatVecEnv
     timers["kernel"], timers["resets"] = time_sim([adapter.venv for adapter in concat.venvs])
     first = time_first_reset(venv, "reset", (timers["kernel"], timers["resets"]))
+    first_cpu = ThreadCPU(time.process_time)
+    first_cpu.wrap(venv, "reset")
     timers["inference"].wrap(model.policy, "forward")
     timers["rollout"].wrap(model, "collect_rollouts")
     timers["update"].wrap(model, "train")
+    update_cpu = ThreadCPU()
+    update_cpu.wrap(model, "train")
     t0, c0 = time.perf_counter(), time.process_time()
     model.learn(total_timesteps=steps)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -188,6 +214,8 @@ def run_sb3(cfg: TrainConfig, steps: int, seed: int) -> dict[str, Any]:
         "wall": wall,
         "cpu": cpu,
         "first_reset": first.seconds,
+        "first_reset_cpu": first_cpu.seconds,
+        "update_cpu": update_cpu.seconds,
         "parts": parts,
     }
 
@@ -219,6 +247,10 @@ def run_learner(
     )
     kernel, resets = time_sim(cells.venvs)
     first = time_first_reset(cells, "reset", (kernel, resets))
+    first_cpu = ThreadCPU(time.process_time)  # the first rollout's reset: nothing overlaps it
+    first_cpu.wrap(cells, "reset")
+    update_cpu = ThreadCPU()
+    update_cpu.wrap(agent, "update")
     t0, c0 = time.perf_counter(), time.process_time()
     agent.learn(steps)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -242,6 +274,8 @@ def run_learner(
         "wall": wall,
         "cpu": cpu,
         "first_reset": first.seconds,
+        "first_reset_cpu": first_cpu.seconds,
+        "update_cpu": update_cpu.seconds,
         "parts": parts,
     }
 
@@ -273,6 +307,23 @@ def report(rows: list[dict[str, Any]]) -> None:
         rest = r["wall"] - r["first_reset"] - sum(r["parts"].values())
         cells.append(f"{rest * per:.2f} ({100 * rest / r['wall']:.0f} %)")
         print(f"| {r['path']} | " + " | ".join(cells) + " |")
+    print()
+    print(
+        "CPU after the first reset, microseconds per env step (update: time.thread_time of the "
+        "update's thread; rest: the process's CPU time less the update's and the first "
+        "reset's); the bound on two free cores: the update and the rest in sequence (no "
+        "overlap) or at once (overlap: the larger of the update and half the total)"
+    )
+    print("| path | update | rest | total | bound on 2 free cores, env-steps/s |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        per = 1e6 / r["steps"]
+        upd = r["update_cpu"] * per
+        rest = (r["cpu"] - r["update_cpu"] - r["first_reset_cpu"]) * per
+        total = upd + rest
+        overlapped = r["path"].startswith("(d)")
+        bound = 1e6 / (max(upd, total / 2) if overlapped else total)
+        print(f"| {r['path']} | {upd:.2f} | {rest:.2f} | {total:.2f} | {bound:,.0f} |")
     base = next((r for r in rows if r["path"].startswith("(a)")), None)
     if base is not None:
         print()
