@@ -428,7 +428,7 @@ def main() -> None:
             )
             rows.append(
                 run_learner(
-                    cfg, args.steps, args.seed, "(e) (d) + overlap", **threaded, overlap=True
+                    cfg, args.steps, args.seed, "(e) (d) + overlap", **{**threaded, "overlap": True}
                 )
             )
         if not args.skip_same_config:
