@@ -38,7 +38,6 @@ import functools
 import hashlib
 import json
 import logging
-import multiprocessing as mp
 import os
 import time
 from collections.abc import Mapping, Sequence
@@ -65,6 +64,7 @@ from evaluation.experiments.calibration_report import (
     within,
     write,
 )
+from evaluation.workers import map_jobs
 
 __all__ = [
     "NR_SCENARIOS",
@@ -349,28 +349,24 @@ def _run(job: Job) -> tuple[Job, dict[str, dict[str, Any]], dict[str, float]]:
 Result = tuple[Job, dict[str, dict[str, Any]], dict[str, float]]
 
 
+def _job_name(job: Job) -> str:
+    return f"{job.scenario} seed {job.seed}"
+
+
 def run_jobs(jobs: Sequence[Job], n_jobs: int = 1) -> list[Result]:
     """Run ``jobs`` (each on both backends) on ``n_jobs`` worker processes."""
     if n_jobs < 1:
         raise SpecError(f"jobs={n_jobs!r}: allowed [1, inf)")
-    out: list[Result] = []
 
-    def done(res: Result) -> None:
-        out.append(res)
+    def done(job: Job, res: Result) -> None:
         log.info(
             "%s seed %d: ns3 %.0f s%s, fast %.2f s",
             res[0].scenario, res[0].seed, res[2]["ns3"],
             " (cached)" if res[2].get("ns3_cached") else "", res[2]["fast"],
         )  # fmt: skip
 
-    if n_jobs == 1 or len(jobs) <= 1:
-        for j in jobs:
-            done(_run(j))
-    else:
-        with mp.get_context("spawn").Pool(n_jobs) as pool:
-            for res in pool.imap_unordered(_run, jobs):
-                done(res)
-    return out
+    workers = n_jobs if len(jobs) > 1 else 1  # a single job runs here
+    return map_jobs(_run, jobs, workers, name=_job_name, on_result=done)
 
 
 def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:

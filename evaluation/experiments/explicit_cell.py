@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import multiprocessing as mp
 import sys
 import time
 from collections.abc import Sequence
@@ -38,6 +37,7 @@ from cellgym.provenance import markdown_line, record
 from cellgym.vocab import BACKENDS
 from evaluation.experiments import inputs
 from evaluation.experiments.xrc_paper import NR_SIM_TIME_S, Job, analyse, paper_scenario, with_ccas
+from evaluation.workers import map_jobs
 
 log = logging.getLogger(__name__)
 
@@ -98,6 +98,15 @@ def _run(item: tuple[str, Job]) -> tuple[str, Job, Any, float]:
     t0 = time.perf_counter()
     rec = run_native(job.spec, job.label, job.seed, backend=backend, timeout_s=600)
     return backend, job, rec, time.perf_counter() - t0
+
+
+def _job_name(item: tuple[str, Job]) -> str:
+    backend, job = item
+    return f"{backend} {job.figure} {job.label} seed {job.seed}"
+
+
+def _done(item: tuple[str, Job], result: tuple[str, Job, Any, float]) -> None:
+    log.info("%s: %.1f s", _job_name(item), result[3])
 
 
 def missing(backends: Sequence[str]) -> dict[str, list[str]]:
@@ -250,24 +259,21 @@ def main(argv: Sequence[str] | None = None) -> None:
     t0 = time.perf_counter()
     done: dict[str, list[tuple[Job, Any, float]]] = {b: [] for b in backends}
     runs = []
-    with mp.get_context("forkserver").Pool(args.jobs) as pool:
-        for backend, job, rec, wall in pool.imap_unordered(_run, jobs):
-            log.info("%s %s %s seed %d: %.1f s", backend, job.figure, job.label, job.seed, wall)
-            done[backend].append((job, rec, wall))
-            runs.append(
-                {
-                    "backend": backend,
-                    "figure": job.figure,
-                    "label": job.label,
-                    "seed": job.seed,
-                    "wall_s": wall,
-                }
-            )
-    order = {(b, j.figure, j.label, j.seed): i for i, (b, j) in enumerate(jobs)}
-    runs.sort(key=lambda r: order[(r["backend"], r["figure"], r["label"], r["seed"])])
+    for backend, job, rec, wall in map_jobs(
+        _run, jobs, args.jobs, name=_job_name, in_process=False, on_result=_done
+    ):
+        done[backend].append((job, rec, wall))
+        runs.append(
+            {
+                "backend": backend,
+                "figure": job.figure,
+                "label": job.label,
+                "seed": job.seed,
+                "wall_s": wall,
+            }
+        )
     results = {}
     for backend, res in done.items():
-        res.sort(key=lambda r: order[(backend, r[0].figure, r[0].label, r[0].seed)])
         full = analyse(res)
         results[backend] = {f: full[f] for cell in CELLS.values() for f in cell if full.get(f)}
     numbers: dict[str, Any] = {

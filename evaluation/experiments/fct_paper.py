@@ -19,12 +19,12 @@ Writes ``numbers.json`` (the bins, per-controller totals, timings and provenance
 from __future__ import annotations
 
 import argparse
+import functools
 import json
 import logging
 import sys
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +40,7 @@ from cellgym.workload import (
     processor_sharing_fct_s,
 )
 from evaluation.experiments import inputs
+from evaluation.workers import map_jobs
 
 log = logging.getLogger(__name__)
 
@@ -200,9 +201,8 @@ def run(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
     ccas = [c for c in args.controllers.split(",") if c]
     load = offered_load(MEAN_PKTS, IAT_MS, RATE_MBPS)
     t0 = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as ex:
-        futs = {c: ex.submit(run_one, c, args.sim_time_s, args.seed, args.slots) for c in ccas}
-        raws = {c: f.result() for c, f in futs.items()}
+    one = functools.partial(run_one, sim_time_s=args.sim_time_s, seed=args.seed, slots=args.slots)
+    raws = dict(zip(ccas, map_jobs(one, ccas, max(1, args.jobs), in_process=False), strict=True))
     wall = time.perf_counter() - t0
     sizes = ParetoSizes(SHAPE, MEAN_PKTS, CUTOFF_PKTS)
     return {

@@ -28,7 +28,6 @@ import argparse
 import json
 import logging
 import math
-import multiprocessing as mp
 import os
 import sys
 import time
@@ -47,6 +46,7 @@ from cellgym.scenario import ScenarioSpec, load_scenario
 from cellgym.vocab import BACKENDS
 from cellgym.zeus import zeus_fairness
 from evaluation.experiments import inputs
+from evaluation.workers import map_jobs
 
 log = logging.getLogger(__name__)
 
@@ -165,6 +165,10 @@ def run_one(job: dict[str, Any]) -> dict[str, Any]:
         "cell_mbps": float(sum(tput)),
         "wall_s": time.monotonic() - t0,
     }
+
+
+def _job_name(job: dict[str, Any]) -> str:
+    return f"N={job['n']} {job['controller']} {job['backend']} seed {job['seed']}"
 
 
 def _init_worker() -> None:
@@ -355,11 +359,7 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         for n in args.n for b in args.backends for c in CONTROLLERS for s in seeds
     ]  # fmt: skip
     t1 = time.monotonic()
-    if args.jobs > 1:
-        with mp.get_context("spawn").Pool(args.jobs, initializer=_init_worker) as pool:
-            runs = pool.map(run_one, jobs, chunksize=1)
-    else:
-        runs = [run_one(j) for j in jobs]
+    runs = map_jobs(run_one, jobs, args.jobs, name=_job_name, initializer=_init_worker)
     runs_wall = time.monotonic() - t1
     rows = summarise(runs)
     numbers = {

@@ -34,7 +34,6 @@ import argparse
 import dataclasses
 import json
 import logging
-import multiprocessing as mp
 import sys
 import time
 from collections.abc import Sequence
@@ -60,6 +59,7 @@ from cellgym.paths import REPO_ROOT
 from cellgym.provenance import record
 from cellgym.scenario import ScenarioSpec, load_scenario
 from evaluation.experiments import inputs
+from evaluation.workers import map_jobs
 
 log = logging.getLogger(__name__)
 
@@ -114,6 +114,14 @@ def _run(job: Job) -> tuple[Job, EpisodeRecords, float]:
     t0 = time.perf_counter()
     rec = run_native(job.spec, job.label, job.seed, timeout_s=600)
     return job, rec, time.perf_counter() - t0
+
+
+def _job_name(job: Job) -> str:
+    return f"{job.figure} {job.label} seed {job.seed}"
+
+
+def _done(job: Job, result: tuple[Job, EpisodeRecords, float]) -> None:
+    log.info("%s: %.1f s", _job_name(job), result[2])
 
 
 def make_jobs(seeds: Sequence[int], quick: bool, figures: Sequence[str] = FIGURES) -> list[Job]:
@@ -472,14 +480,8 @@ def main(argv: Sequence[str] | None = None) -> None:
     jobs = make_jobs(list(range(1, args.seeds + 1)), args.quick, args.figure_list)
     log.info("%d simulations on %d workers", len(jobs), args.jobs)
     t0 = time.perf_counter()
-    with mp.get_context("forkserver").Pool(args.jobs) as pool:
-        results = []
-        for job, rec, wall in pool.imap_unordered(_run, jobs):
-            log.info("%s %s seed %d: %.1f s", job.figure, job.label, job.seed, wall)
-            results.append((job, rec, wall))
+    results = map_jobs(_run, jobs, args.jobs, name=_job_name, in_process=False, on_result=_done)
     wall_s = time.perf_counter() - t0
-    order = {(j.figure, j.label, j.seed): i for i, j in enumerate(jobs)}
-    results.sort(key=lambda r: order[(r[0].figure, r[0].label, r[0].seed)])
     numbers = analyse(results)
     numbers["meta"] = {
         "wall_s": wall_s,

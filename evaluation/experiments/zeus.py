@@ -38,7 +38,6 @@ import dataclasses
 import json
 import logging
 import math
-import multiprocessing as mp
 import sys
 import time
 from collections.abc import Sequence
@@ -65,6 +64,7 @@ from cellgym.traces import (
 from cellgym.traces.series import CapacitySeries
 from cellgym.vocab import BACKENDS, TRACE_SOURCES, ZEUS_BUFFER_BDPS, SpecError
 from evaluation.experiments import inputs
+from evaluation.workers import map_jobs
 
 log = logging.getLogger(__name__)
 
@@ -346,6 +346,15 @@ def _run(job: Job) -> tuple[Job, dict[str, Any] | str, float]:
     return job, out, time.perf_counter() - t0
 
 
+def _job_name(job: Job) -> str:
+    return str(job.key)
+
+
+def _log_failure(job: Job, result: tuple[Job, dict[str, Any] | str, float]) -> None:
+    if isinstance(result[1], str):  # ``_run`` reports a failed run, and the others go on
+        log.warning("%s failed: %s", job.key, result[1])
+
+
 def probe_rate_bps(backend: str, trace: str, seed: int, duration_s: float) -> float:
     """Mean capacity a short CUBIC run records on a distance-channel scenario, in bit/s."""
     from evaluation.rollouts import run_native
@@ -559,24 +568,8 @@ def run_matrix(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
         )
         log.info("%s: %d simulations on %d workers", backend, len(jobs), args.jobs)
         t0 = time.perf_counter()
-        results = []
-        if args.jobs == 1:
-            it = map(_run, jobs)
-        else:
-            pool = mp.get_context("forkserver").Pool(args.jobs)
-            it = pool.imap_unordered(_run, jobs, chunksize=1 if backend == "ns3" else 4)
-        try:
-            for job, res, wall in it:
-                if isinstance(res, str):
-                    log.warning("%s failed: %s", job.key, res)
-                results.append((job, res, wall))
-        finally:
-            if args.jobs != 1:
-                pool.close()
-                pool.join()
+        results = map_jobs(_run, jobs, args.jobs, name=_job_name, on_result=_log_failure)
         wall_s = time.perf_counter() - t0
-        order = {j.key: i for i, j in enumerate(jobs)}
-        results.sort(key=lambda r: order[r[0].key])
         for job, res, wall in results:
             row = dataclasses.asdict(job)
             row.pop("bdp_rate_bps")
