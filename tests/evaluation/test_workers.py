@@ -8,24 +8,17 @@ of ``map_jobs``, or a study's entry point) is killed by SIGTERM or SIGKILL.
 from __future__ import annotations
 
 import os
-import shutil
 import signal
-import subprocess
 import sys
-import tempfile
-import time
-from collections.abc import Callable
-from pathlib import Path
 
 import pytest
 
 from evaluation import workers
 from evaluation.workers import JobFailed, map_jobs
 from tests.evaluation import pool_jobs
+from tests.evaluation.orphans import kill_and_check
 
 psutil = pytest.importorskip("psutil")
-
-REPO = Path(__file__).resolve().parents[2]
 
 
 def test_results_come_in_submission_order_from_workers_with_their_initializer():
@@ -77,94 +70,12 @@ def test_the_start_method_is_chosen_in_one_place():
     assert workers.pool_context().get_start_method() == want
 
 
-def _tree(root: psutil.Process) -> set[tuple[int, float]]:
-    """(pid, start time) of every descendant of ``root`` (the start time guards against reuse)."""
-    out = set()
-    for p in root.children(recursive=True):
-        try:
-            out.add((p.pid, p.create_time()))
-        except psutil.NoSuchProcess:
-            pass
-    return out
-
-
-def _alive(procs: set[tuple[int, float]]) -> list[str]:
-    alive = []
-    for pid, started in procs:
-        try:
-            p = psutil.Process(pid)
-            if p.create_time() == started and p.status() != psutil.STATUS_ZOMBIE:
-                alive.append(f"{pid}: {' '.join(p.cmdline())[:120]}")
-        except psutil.NoSuchProcess:
-            pass
-    return alive
-
-
 def _workers(root: psutil.Process) -> list[psutil.Process]:
     """The pool's workers: the fork server's children (``spawn``: the caller's, but the tracker)."""
     for child in root.children():
         if "forkserver" in " ".join(child.cmdline()):
             return child.children()
     return [c for c in root.children() if "resource_tracker" not in " ".join(c.cmdline())]
-
-
-def _kill_and_check(
-    cmd: list[str],
-    sig: int,
-    ready: Callable[[psutil.Process], bool],
-    request: pytest.FixtureRequest,
-    env: dict[str, str] | None = None,
-    temp_dir_gone: bool = True,
-) -> None:
-    """Start ``cmd``, send ``sig`` once ``ready(root)``; no process it started may be left.
-
-    With ``temp_dir_gone``, nor may its ``multiprocessing`` folder: the workers remove it when
-    the caller was killed, unless the fork server's exit (and with it their parent-death signal)
-    comes first, which a fork server that imported little makes likely.
-    """
-    # The run's own short TMPDIR: multiprocessing's pymp-* folder (and the fork server's socket,
-    # whose path must fit AF_UNIX's 108 bytes) goes there, and must be gone after.
-    tmp = Path(tempfile.mkdtemp(prefix="cgw-"))
-    request.addfinalizer(lambda: shutil.rmtree(tmp, ignore_errors=True))
-    proc = subprocess.Popen(
-        cmd,
-        cwd=REPO,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        start_new_session=True,
-        env={**os.environ, **(env or {}), "TMPDIR": str(tmp), "PYTHONPATH": str(REPO)},
-    )
-    root = psutil.Process(proc.pid)
-    seen: set[tuple[int, float]] = set()
-    try:
-        deadline = time.monotonic() + 300  # a loaded machine starts workers slowly
-        while not ready(root):
-            assert proc.poll() is None, proc.stderr.read().decode()[-3000:]
-            assert time.monotonic() < deadline, "the pool's workers never got busy"
-            seen |= _tree(root)
-            time.sleep(0.1)
-        seen |= _tree(root)
-        os.kill(proc.pid, sig)
-        rc = proc.wait(timeout=30)
-        assert rc in (-sig, 128 + sig), proc.stderr.read().decode()[-3000:]
-        deadline = time.monotonic() + 10
-        while _alive(seen) and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert not _alive(seen), f"outlived the caller ({signal.Signals(sig).name}): {_alive(seen)}"
-        left = sorted(p.name for p in tmp.glob("pymp-*")) if temp_dir_gone else []
-        assert not left, f"left in TMPDIR after {signal.Signals(sig).name}: {left}"
-    finally:  # a failed test leaves nothing running either
-        if proc.poll() is None:
-            proc.kill()
-        for pid, started in seen:
-            try:
-                p = psutil.Process(pid)
-                if p.create_time() == started:
-                    p.kill()
-            except psutil.NoSuchProcess:
-                pass
-        proc.wait()
-        proc.stderr.close()
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
@@ -174,7 +85,7 @@ def test_killing_a_caller_of_map_jobs_leaves_no_process_behind(tmp_path, sig, re
     ready.mkdir()
     cmd = [sys.executable, "-m", "tests.evaluation.pool_jobs"]
     env = {"CELLGYM_TEST_READY": str(ready)}
-    _kill_and_check(cmd, sig, lambda root: len(list(ready.iterdir())) >= 2, request, env, False)
+    kill_and_check(cmd, sig, lambda root: len(list(ready.iterdir())) >= 2, request, env, False)
 
 
 def _two_simulating_workers(root: psutil.Process) -> bool:
@@ -195,4 +106,4 @@ def test_killing_a_study_leaves_no_process_behind(tmp_path, sig, request):
         "--scenarios", "static_cubic", "--seeds", "2", "--sim-time-s", "300",
         "--jobs", "2", "--no-ns3-cache", "--out", str(tmp_path / "calibration"),
     ]  # fmt: skip
-    _kill_and_check(cmd, sig, _two_simulating_workers, request)
+    kill_and_check(cmd, sig, _two_simulating_workers, request)
