@@ -88,7 +88,8 @@ def _watch_parent(pid: int, temp_dir: str | None = None) -> None:
     pool, and the server outlives that process while any worker holds its pipe: the kernel's
     parent-death signal alone would leave a busy worker running after a SIGKILL of the caller.
     ``temp_dir`` (the caller's ``multiprocessing`` folder, ``pymp-*``, which a killed caller
-    cannot remove) is removed on the way out.
+    cannot remove) is removed on the way out, unless the parent-death signal of the fork
+    server's own exit ends this worker first.
     """
 
     def wait_for_it() -> None:

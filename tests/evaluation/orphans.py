@@ -56,8 +56,9 @@ def kill_and_check(
     """Start ``cmd``, send ``sig`` once ``ready(root)``; no process it started may be left.
 
     With ``temp_dir_gone``, nor may its ``multiprocessing`` folder: the workers remove it when
-    the caller was killed, unless the fork server's exit (and with it their parent-death signal)
-    comes first, which a fork server that imported little makes likely.
+    the caller was killed, unless their parent-death signal comes first (the fork server ends as
+    soon as the caller has, and a light one ends quickly: a race the test of ``map_jobs`` with
+    an idle fork server loses).
     """
     # The run's own short TMPDIR: multiprocessing's pymp-* folder (and the fork server's socket,
     # whose path must fit AF_UNIX's 108 bytes) goes there, and must be gone after.
