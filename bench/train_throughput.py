@@ -2,7 +2,7 @@
 
     .venv/bin/python bench/train_throughput.py [--steps 200000] [--cells-scale 32] [--n-steps 32]
         [--minibatches 4] [--n-epochs 4] [--threads 1] [--update-threads 0] [--parallel]
-        [--skip-sb3] [--skip-same-config] [--whole-trace-resets]
+        [--overlap] [--skip-sb3] [--skip-same-config] [--skip-fast] [--whole-trace-resets]
 
 Every path trains the main job (``configs/experiment/default.yaml``: the mixture of six
 scenarios x two uplink models, ``derived`` features, ``VecNormalize`` of observations and
@@ -18,6 +18,12 @@ cell's step) and where the time went:
   ``--minibatches`` minibatches, ``--n-epochs`` epochs;
 - (c) ``learners.ppo.PPO`` with (a)'s configuration (36 cells, 128, 512, 10 epochs): what the
   implementation alone gives, apart from the configuration;
+- (d) (b) with each batch's cells stepped on two threads (``FastCells(parallel=True)``,
+  ``envs.fastsim.threads``): the same algorithm and arithmetic as (b);
+- (e) (d) with ``PPOConfig(overlap=True)``: the next rollout collected on a second thread during
+  the update, by the policy before it (one update of policy lag: another algorithm;
+  ``bench/overlap_learning.py`` measures its learning); the same cells, rollouts, minibatches
+  and epochs;
 - (b0), with ``--whole-trace-resets``: (b) with the resets of a seed-dependent trace cell as they
   were before ``cellgym.traces.channel_head``: the whole series synthesized (an Irish 5G cell:
   all 3,498 s of its trace) on one thread, then cut to the episode's slots (the same values).
@@ -84,6 +90,28 @@ class Timer:
                     self.seconds += time.perf_counter() - t0
 
         setattr(obj, name, timed)
+
+
+class ThreadCPU:
+    """CPU seconds inside the method it wraps: the calling thread's (``time.thread_time``) or,
+    with ``clock=time.process_time``, the process's (for a call that nothing overlaps)."""
+
+    def __init__(self, clock: Callable[[], float] = time.thread_time) -> None:
+        self.seconds = 0.0
+        self.clock = clock
+
+    def wrap(self, obj: Any, name: str) -> None:
+        """Replace ``obj.name`` by a call of it whose thread's CPU time is counted."""
+        fn: Callable[..., Any] = getattr(obj, name)
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            c0 = self.clock()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                self.seconds += self.clock() - c0
+
+        setattr(obj, name, counted)
 
 
 def time_sim(venvs: list[Any]) -> tuple[Timer, Timer]:
@@ -157,9 +185,13 @@ def run_sb3(cfg: TrainConfig, steps: int, seed: int) -> dict[str, Any]:
     concat = venv.venv.venv.venv  # VecNormalize > FeatureVecEnv > VecMonitor > ConcatVecEnv
     timers["kernel"], timers["resets"] = time_sim([adapter.venv for adapter in concat.venvs])
     first = time_first_reset(venv, "reset", (timers["kernel"], timers["resets"]))
+    first_cpu = ThreadCPU(time.process_time)
+    first_cpu.wrap(venv, "reset")
     timers["inference"].wrap(model.policy, "forward")
     timers["rollout"].wrap(model, "collect_rollouts")
     timers["update"].wrap(model, "train")
+    update_cpu = ThreadCPU()
+    update_cpu.wrap(model, "train")
     t0, c0 = time.perf_counter(), time.process_time()
     model.learn(total_timesteps=steps)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -184,6 +216,8 @@ def run_sb3(cfg: TrainConfig, steps: int, seed: int) -> dict[str, Any]:
         "wall": wall,
         "cpu": cpu,
         "first_reset": first.seconds,
+        "first_reset_cpu": first_cpu.seconds,
+        "update_cpu": update_cpu.seconds,
         "parts": parts,
     }
 
@@ -199,6 +233,7 @@ def run_learner(
     n_epochs: int,
     parallel: bool | None = None,
     update_threads: int = 0,
+    overlap: bool = False,
 ) -> dict[str, Any]:
     """(b) or (c): ``learners.ppo.PPO`` on the main job's cells, timed in parts."""
     cells, agent = make_learner(
@@ -210,9 +245,14 @@ def run_learner(
         batch_size=batch_size,
         n_epochs=n_epochs,
         update_threads=update_threads,
+        overlap=overlap,
     )
     kernel, resets = time_sim(cells.venvs)
     first = time_first_reset(cells, "reset", (kernel, resets))
+    first_cpu = ThreadCPU(time.process_time)  # the first rollout's reset: nothing overlaps it
+    first_cpu.wrap(cells, "reset")
+    update_cpu = ThreadCPU()
+    update_cpu.wrap(agent, "update")
     t0, c0 = time.perf_counter(), time.process_time()
     agent.learn(steps)
     wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -236,6 +276,8 @@ def run_learner(
         "wall": wall,
         "cpu": cpu,
         "first_reset": first.seconds,
+        "first_reset_cpu": first_cpu.seconds,
+        "update_cpu": update_cpu.seconds,
         "parts": parts,
     }
 
@@ -267,6 +309,27 @@ def report(rows: list[dict[str, Any]]) -> None:
         rest = r["wall"] - r["first_reset"] - sum(r["parts"].values())
         cells.append(f"{rest * per:.2f} ({100 * rest / r['wall']:.0f} %)")
         print(f"| {r['path']} | " + " | ".join(cells) + " |")
+    print()
+    print(
+        "CPU after the first reset, microseconds per env step (update: time.thread_time of the "
+        "update's thread; rest: the process's CPU time less the update's and the first "
+        "reset's); the bound on two free cores: (d) the update, then half the rest; (e) the "
+        "larger of the update and half the total; else all of it on one core"
+    )
+    print("| path | update | rest | total | bound on 2 free cores, env-steps/s |")
+    print("|---|---|---|---|---|")
+    for r in rows:
+        per = 1e6 / r["steps"]
+        upd = r["update_cpu"] * per
+        rest = (r["cpu"] - r["update_cpu"] - r["first_reset_cpu"]) * per
+        total = upd + rest
+        if r["path"].startswith("(e)"):  # update and rollout at once
+            bound = 1e6 / max(upd, total / 2)
+        elif r["path"].startswith("(d)"):  # in turn, the rollout's CPU on two threads at best
+            bound = 1e6 / (upd + rest / 2)
+        else:
+            bound = 1e6 / total
+        print(f"| {r['path']} | {upd:.2f} | {rest:.2f} | {total:.2f} | {bound:,.0f} |")
     base = next((r for r in rows if r["path"].startswith("(a)")), None)
     if base is not None:
         print()
@@ -278,6 +341,19 @@ def report(rows: list[dict[str, Any]]) -> None:
                     f"{r['path']}: x{r['steps'] / r['wall'] / base_rate:.1f} the steps/s of (a), "
                     f"x{cpu_ratio:.1f} its steps per CPU second"
                 )
+
+
+def report_pair(rows: list[dict[str, Any]], a: str, b: str) -> None:
+    """Print path ``b``'s throughput as a multiple of path ``a``'s (both with the first reset)."""
+    ra = next((r for r in rows if r["path"].startswith(a)), None)
+    rb = next((r for r in rows if r["path"].startswith(b)), None)
+    if ra is None or rb is None:
+        return
+    whole = rb["steps"] / rb["wall"] / (ra["steps"] / ra["wall"])
+    steady = (rb["steps"] / (rb["wall"] - rb["first_reset"])) / (
+        ra["steps"] / (ra["wall"] - ra["first_reset"])
+    )
+    print(f"{rb['path']}: x{whole:.2f} the steps/s of {a}, x{steady:.2f} after the first reset")
 
 
 def main() -> None:
@@ -295,6 +371,16 @@ def main() -> None:
         "--parallel",
         action="store_true",
         help="(b): numba threads over each batch's cells (compiles the threaded kernels first)",
+    )
+    parser.add_argument(
+        "--overlap",
+        action="store_true",
+        help="(b): collect the next rollout during the update (PPOConfig.overlap)",
+    )
+    parser.add_argument(
+        "--skip-fast",
+        action="store_true",
+        help="leave out (d) and (e): (b) with cells on two threads, then with overlap",
     )
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--skip-sb3", action="store_true", help="leave out (a)")
@@ -323,6 +409,7 @@ def main() -> None:
             n_epochs=args.n_epochs,
             parallel=True if args.parallel else None,
             update_threads=args.update_threads,
+            overlap=args.overlap,
         )
         if args.whole_trace_resets:
             with whole_trace_resets():
@@ -334,6 +421,16 @@ def main() -> None:
         rows.append(
             run_learner(cfg, args.steps, args.seed, "(b) learners.ppo, its config", **b_args)
         )
+        if not args.skip_fast:
+            threaded = {**b_args, "parallel": True}
+            rows.append(
+                run_learner(cfg, args.steps, args.seed, "(d) (b) + 2 sim threads", **threaded)
+            )
+            rows.append(
+                run_learner(
+                    cfg, args.steps, args.seed, "(e) (d) + overlap", **{**threaded, "overlap": True}
+                )
+            )
         if not args.skip_same_config:
             rows.append(
                 run_learner(
@@ -352,6 +449,8 @@ def main() -> None:
         f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"
     )
     report(rows)
+    report_pair(rows, "(b)", "(d)")
+    report_pair(rows, "(b)", "(e)")
 
 
 if __name__ == "__main__":

@@ -33,10 +33,12 @@ True
 
 from __future__ import annotations
 
+import copy
 import math
 import time
 from collections import deque
 from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Protocol
 
@@ -95,6 +97,11 @@ class PPOConfig:
         update_threads: Torch's intra-op threads during an update, while the simulator is idle
             (0: ``torch_threads``).
         seed: Seeds the network's initialisation, the action noise and the minibatch order.
+        overlap: Collect the next rollout on a second thread while the update runs, with the
+            policy and value function from before that update (a copy): one update of policy
+            lag, as in asynchronous PPO. The importance ratios and the clip are then relative to
+            that behaviour policy. The rollout's action noise has its own generator (seeded
+            ``seed + 1``), so a run is reproducible; ``False``: SB3's synchronous PPO.
     """
 
     n_steps: int = 32
@@ -119,6 +126,7 @@ class PPOConfig:
     torch_threads: int = 0
     update_threads: int = 0
     seed: int = 0
+    overlap: bool = False
 
     def __post_init__(self) -> None:
         """Check the ranges."""
@@ -288,10 +296,19 @@ class PPO:
             )
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=cfg.learning_rate, eps=1e-5)
         self.generator = torch.Generator().manual_seed(cfg.seed)
+        # The rollout's action noise: the same generator as the update's minibatch order, unless
+        # the two run at once (overlap), where each thread has its own.
+        self._noise = torch.Generator().manual_seed(cfg.seed + 1) if cfg.overlap else self.generator
         self.obs_rms = RunningMeanStd(shape=(self.obs_dim,)) if cfg.norm_obs else None
         self.ret_rms = RunningMeanStd(shape=()) if cfg.norm_reward else None
         self._returns = np.zeros(n)
         self.buf = _Buffers.zeros(cfg.n_steps, n, self.obs_dim, self.act_dim)
+        # overlap: the rollout being collected during an update, and the policy collecting it.
+        self._spare = (
+            _Buffers.zeros(cfg.n_steps, n, self.obs_dim, self.act_dim) if cfg.overlap else None
+        )
+        self._behaviour: ActorCritic | None = None
+        self._threads = 0  # torch's intra-op threads of rollouts and updates (set by learn)
         self._obs: torch.Tensor | None = None  # the normalised observation to act on
         self._ep_return = np.zeros(n)
         self._ep_length = np.zeros(n, dtype=np.int64)
@@ -323,6 +340,12 @@ class PPO:
     # -- rollout --------------------------------------------------------------------------------
     def collect_rollout(self) -> None:
         """Step every environment ``n_steps`` times; fill the buffers, advantages and returns."""
+        self._collect(self.net, self.buf)
+        self.num_timesteps += self.cfg.n_steps * self.env.num_envs
+
+    def _collect(self, net: ActorCritic, buf: _Buffers) -> None:
+        """A rollout into ``buf`` acting with ``net`` (the learner's, or its copy under overlap)."""
+        self._torch_threads()
         clock = time.perf_counter
         t_start = clock()
         t_env = t_inf = 0.0
@@ -330,14 +353,14 @@ class PPO:
             obs = self.env.reset()
             t_env += clock() - t_start
             self._obs = self._normalize(obs)
-        buf, cfg = self.buf, self.cfg
+        cfg = self.cfg
         low, high = self.env.action_space.low, self.env.action_space.high
         for t in range(cfg.n_steps):
             t0 = clock()
             with torch.no_grad():
-                mean, value = self.net(self._obs)
-                log_std = self.net.log_std
-                noise = torch.randn(mean.shape, generator=self.generator)
+                mean, value = net(self._obs)
+                log_std = net.log_std
+                noise = torch.randn(mean.shape, generator=self._noise)
                 action = mean + torch.exp(log_std) * noise
                 log_prob = (-0.5 * noise.square() - log_std).sum(-1) - _LOG_SQRT_2PI * self.act_dim
             t1 = clock()
@@ -355,10 +378,9 @@ class PPO:
             t_env += t2 - t1
         with torch.no_grad():
             t0 = clock()
-            last_value = self.net.value(self._obs)
+            last_value = net.value(self._obs)
             t_inf += clock() - t0
-            self._gae(last_value)
-        self.num_timesteps += cfg.n_steps * self.env.num_envs
+            self._gae(last_value, buf)
         self.timings["env"] += t_env
         self.timings["inference"] += t_inf
         self.timings["rollout_other"] += clock() - t_start - t_env - t_inf
@@ -372,9 +394,10 @@ class PPO:
             self._ep_return[done] = 0.0
             self._ep_length[done] = 0
 
-    def _gae(self, last_value: torch.Tensor) -> None:
+    def _gae(self, last_value: torch.Tensor, buf: _Buffers | None = None) -> None:
         """Generalised advantage estimates over time, every environment at once."""
-        buf, gamma, lam = self.buf, self.cfg.gamma, self.cfg.gae_lambda
+        buf = self.buf if buf is None else buf
+        gamma, lam = self.cfg.gamma, self.cfg.gae_lambda
         gae = torch.zeros_like(last_value)
         next_value = last_value
         for t in reversed(range(self.cfg.n_steps)):
@@ -385,11 +408,22 @@ class PPO:
             next_value = buf.values[t]
         torch.add(buf.advantages, buf.values, out=buf.returns)
 
+    def _torch_threads(self) -> int:
+        """Torch's intra-op threads in this thread, set to the learner's; the count.
+
+        Those ``learn`` began with (or ``torch_threads``): another library's thread pool may have
+        changed them (numba's OpenMP layer, once the cells step on threads).
+        """
+        want = self._threads or torch.get_num_threads()
+        if torch.get_num_threads() != want:
+            torch.set_num_threads(want)
+        return want
+
     # -- update ---------------------------------------------------------------------------------
     def update(self) -> dict[str, float]:
         """``n_epochs`` passes of minibatch gradient steps over the rollout; returns statistics."""
         t_start = time.perf_counter()
-        threads = torch.get_num_threads()
+        threads = self._torch_threads()
         if self.cfg.update_threads > 0:
             torch.set_num_threads(self.cfg.update_threads)
         try:
@@ -472,11 +506,49 @@ class PPO:
                 same way).
             callback: Called after every update with the learner; returning ``False`` stops.
         """
-        if self.cfg.torch_threads > 0:
-            torch.set_num_threads(self.cfg.torch_threads)
+        self._threads = self.cfg.torch_threads or self._threads or torch.get_num_threads()
+        torch.set_num_threads(self._threads)
+        if self.cfg.overlap:
+            return self._learn_overlapped(total_timesteps, callback)
         while self.num_timesteps < total_timesteps:
             self.collect_rollout()
             self.update()
             if callback is not None and callback(self) is False:
                 break
+        return self
+
+    def _learn_overlapped(
+        self, total_timesteps: int, callback: Callable[[PPO], bool | None] | None
+    ) -> PPO:
+        """``learn`` with the next rollout collected on a second thread during each update.
+
+        The rollout collected during update ``k`` acts with a copy of the policy before it; it
+        is counted in ``num_timesteps`` when its own update starts, so a callback sees the steps
+        that the updates so far have used. A rollout collected while the callback stopped the
+        run is dropped.
+        """
+        rollout = self.cfg.n_steps * self.env.num_envs
+        if self._behaviour is None:
+            self._behaviour = copy.deepcopy(self.net).requires_grad_(False)
+        assert self._spare is not None
+        ready = False  # a rollout in self.buf not yet used by an update
+        with ThreadPoolExecutor(1, thread_name_prefix="ppo-rollout") as pool:
+            while self.num_timesteps < total_timesteps:
+                if not ready:
+                    self._collect(self.net, self.buf)
+                self.num_timesteps += rollout
+                pending = None
+                if self.num_timesteps < total_timesteps:
+                    self._behaviour.load_state_dict(self.net.state_dict())
+                    pending = pool.submit(self._collect, self._behaviour, self._spare)
+                try:
+                    self.update()
+                finally:
+                    if pending is not None:
+                        pending.result()
+                if pending is not None:
+                    self.buf, self._spare = self._spare, self.buf
+                ready = pending is not None
+                if callback is not None and callback(self) is False:
+                    break
         return self

@@ -19,6 +19,8 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
+import torch
+
 from agents.callbacks import PeriodicEvalCallback
 from cellgym.vocab import FAST_PPO_KWARGS, FAST_PPO_SB3_KWARGS, SpecError
 from configs.schema import TrainConfig
@@ -143,7 +145,11 @@ def make_learner(
     """
     if cells_scale is None:
         cells_scale = int(cfg.agent.kwargs.get("cells_scale", 1))
+    threads = torch.get_num_threads()
     cells = FastCells.from_config(cfg, seed, cells_scale=cells_scale, parallel=parallel)
+    # Cells stepped on threads start numba's OpenMP layer, which sets torch's thread count to
+    # its own (the machine's cores): give the learner the count it was called with.
+    torch.set_num_threads(threads)
     return cells, PPO(cells, ppo_config(cfg, seed, **overrides), features=cfg.features)
 
 

@@ -24,34 +24,10 @@ FUNCTION_LINES = 80
 MAIN_LINES = 150
 
 #: Files over FILE_LINES, outside the helper refactor: the next step is to split them.
-FILE_ALLOW = {
-    # The XRC agent: its LTE and NR hooks and the per-TTI estimator in one class. Next step:
-    # the base-station tap (ARCHITECTURE.md: every base-station controller subscribes to it),
-    # which takes the packet and TTI hooks out of the agent.
-    "model/xrc-enb-agent.cc",
-}
+FILE_ALLOW: set[str] = set()
 
 #: Functions over FUNCTION_LINES, outside the helper refactor: the next step is to split each.
-FUNCTION_ALLOW = {
-    # The NR cell's builder (5G-LENA's helpers, bandwidth part, channel, traces): next step, the
-    # NR cell helper builds it in steps, as the LTE cell's.
-    ("model/nr/cellgym-nr-cell.cc", "BuildNrCell"),
-    # XRC's hooks into the base station, LTE and NR: next step, the base-station tap that every
-    # base-station controller subscribes to (XRC's agent one subscriber).
-    ("model/xrc-enb-agent-lte.cc", "XrcEnbAgent::Install"),
-    ("model/nr/xrc-nr-adapter.cc", "XrcNrAdapter::Install"),
-    # XRC's window rules in one method: next step, one method per rule.
-    ("model/tcp-xrc.cc", "TcpXrc::IncreaseWindow"),
-    # The draws file's reader, every section in one method: next step, one reader per section.
-    ("model/cellgym-draws.cc", "CellGymDraws::Load"),
-    # A checking program of the XRC agent, its scenarios in one main(): next step, one function
-    # per check.
-    ("examples/cellgym-xrc-agent-check.cc", "main"),
-    # Hand-worked sequences written as one long test each: next step, one test case per
-    # sequence.
-    ("test/xrc-enb-agent-test.cc", "XrcEnbAgentTestCase::DoRun"),
-    ("test/xrc-rlc-watch-test.cc", "RlcWatchHeadTestCase::DoRun"),
-}
+FUNCTION_ALLOW: set[tuple[str, str]] = set()
 
 
 @dataclass(frozen=True)

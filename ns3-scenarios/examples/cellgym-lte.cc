@@ -50,14 +50,14 @@ main(int argc, char* argv[])
     wiredHelper.Install(wired, radio.pgw);
     wiredHelper.InstallRouter(wired);
 
-    // -- the XRC agent ----------------------------------------------------------------------------
-    radio.installAgent(radio);
+    // -- the base-station tap, XRC's agent its first subscriber -----------------------------------
+    radio.installTap(radio);
     loop.agent = radio.agent;
 
     // -- without a wired bottleneck: XCP's or RCP's router per UE at the base station ----------
     const CellGymControllerHelper controllers(cfg);
     CellGymFlows flows;
-    controllers.InstallBaseStationRouters(flows.ueRouters, wired, radio.agent);
+    controllers.InstallBaseStationRouters(flows.ueRouters, wired, radio);
 
     // -- the flows, then the controllers that watch them at the UEs, then the cross traffic ----
     const CellGymFlowHelper flowHelper(cfg, draws);

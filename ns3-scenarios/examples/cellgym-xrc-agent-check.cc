@@ -15,6 +15,7 @@
  *   cellgym-xrc-agent-check --distance=300 --flows=2 --rlcBufferPkts=1000
  */
 
+#include "cellgym-bs-tap-lte.h"
 #include "xrc-enb-agent.h"
 #include "xrc-feedback-tag.h"
 
@@ -68,6 +69,7 @@ struct FlowProbe
 /// Everything the periodic callbacks need.
 struct Check
 {
+    Ptr<CellGymBsTap> tap;        //!< the base station's tap
     Ptr<XrcEnbAgent> agent;       //!< the agent under test
     std::vector<FlowProbe> flows; //!< one per flow
     Time printEvery;              //!< print interval
@@ -232,121 +234,166 @@ Print(Check* c)
     Simulator::Schedule(c->printEvery, &Print, c);
 }
 
-} // namespace
-
-int
-main(int argc, char* argv[])
+/// The program's options (CommandLine).
+struct CheckOptions
 {
-    double distance = 100;
-    uint32_t numFlows = 1;
-    double simTime = 10;
-    uint32_t rlcBufferPkts = 128;
-    uint32_t rbs = 50;
-    double serverDelayMs = 15;
-    uint32_t printMs = 100;
-    uint32_t windowTtis = 40;
-    double activeTimeoutMs = 200;
-    double steadyFromS = 3;
-    double secondFlowStartS = 0.5;
-    double secondFlowStopS = 0;
-    std::string csvPath;
-    bool keyByPort = false;
-    uint32_t sndBufKb = 4096;
+    double distance{100};         //!< UE distance from the eNB, m
+    uint32_t numFlows{1};         //!< bulk CUBIC downloads
+    double simTime{10};           //!< simulated time, s
+    uint32_t rlcBufferPkts{128};  //!< RLC UM transmit buffer, 1500-B packets
+    uint32_t rbs{50};             //!< bandwidth, RBs
+    double serverDelayMs{15};     //!< one-way delay server <-> PGW, ms
+    uint32_t printMs{100};        //!< print interval, ms
+    uint32_t windowTtis{40};      //!< agent capacity window, TTIs
+    double activeTimeoutMs{200};  //!< flow activity timeout, ms
+    double steadyFromS{3};        //!< the summary averages intervals after this, s
+    double secondFlowStartS{0.5}; //!< start of flows after the first, s
+    double secondFlowStopS{0};    //!< stop of flows after the first, s (0: never)
+    std::string csvPath;          //!< optional per-interval CSV file
+    bool keyByPort{false};        //!< declare flows by UE address and port
+    uint32_t sndBufKb{4096};      //!< TCP send buffer, KiB
+};
 
+/// The LTE cell under check: one eNB, one UE, EPC.
+struct CheckCell
+{
+    Ptr<LteHelper> lte;              //!< LTE helper
+    Ptr<PointToPointEpcHelper> epc;  //!< EPC helper (alive until the end)
+    NodeContainer ueNodes;           //!< the UE
+    NetDeviceContainer enbDevs;      //!< the eNB's device
+    NetDeviceContainer ueDevs;       //!< the UE's device
+    Ipv4InterfaceContainer ueIfaces; //!< the UE's address
+    Ptr<NetDevice> s1u;              //!< the eNB's S1-U device
+};
+
+/// @return the options from the command line
+CheckOptions
+ParseOptions(int argc, char* argv[])
+{
+    CheckOptions o;
     CommandLine cmd(__FILE__);
-    cmd.AddValue("distance", "UE distance from the eNB, m", distance);
-    cmd.AddValue("flows", "bulk CUBIC downloads to the UE (each from its own server)", numFlows);
-    cmd.AddValue("simTime", "simulated time, s", simTime);
-    cmd.AddValue("rlcBufferPkts", "RLC UM transmit buffer, packets of 1500 B", rlcBufferPkts);
-    cmd.AddValue("rbs", "downlink and uplink bandwidth, RBs", rbs);
-    cmd.AddValue("serverDelayMs", "one-way delay server <-> PGW, ms", serverDelayMs);
-    cmd.AddValue("printMs", "print interval, ms", printMs);
-    cmd.AddValue("windowTtis", "agent capacity window, TTIs", windowTtis);
-    cmd.AddValue("activeTimeoutMs", "agent flow activity timeout, ms", activeTimeoutMs);
-    cmd.AddValue("steadyFromS", "the summary averages intervals after this time, s", steadyFromS);
-    cmd.AddValue("secondFlowStartS", "start of flows after the first, s", secondFlowStartS);
-    cmd.AddValue("secondFlowStopS", "stop of flows after the first, s (0: never)", secondFlowStopS);
-    cmd.AddValue("sndBufKb", "TCP send buffer, KiB (a stopped flow drains it first)", sndBufKb);
-    cmd.AddValue("csv", "optional per-interval CSV file", csvPath);
+    cmd.AddValue("distance", "UE distance from the eNB, m", o.distance);
+    cmd.AddValue("flows", "bulk CUBIC downloads to the UE (each from its own server)", o.numFlows);
+    cmd.AddValue("simTime", "simulated time, s", o.simTime);
+    cmd.AddValue("rlcBufferPkts", "RLC UM transmit buffer, packets of 1500 B", o.rlcBufferPkts);
+    cmd.AddValue("rbs", "downlink and uplink bandwidth, RBs", o.rbs);
+    cmd.AddValue("serverDelayMs", "one-way delay server <-> PGW, ms", o.serverDelayMs);
+    cmd.AddValue("printMs", "print interval, ms", o.printMs);
+    cmd.AddValue("windowTtis", "agent capacity window, TTIs", o.windowTtis);
+    cmd.AddValue("activeTimeoutMs", "agent flow activity timeout, ms", o.activeTimeoutMs);
+    cmd.AddValue("steadyFromS", "the summary averages intervals after this time, s", o.steadyFromS);
+    cmd.AddValue("secondFlowStartS", "start of flows after the first, s", o.secondFlowStartS);
+    cmd.AddValue(
+        "secondFlowStopS", "stop of flows after the first, s (0: never)", o.secondFlowStopS);
+    cmd.AddValue("sndBufKb", "TCP send buffer, KiB (a stopped flow drains it first)", o.sndBufKb);
+    cmd.AddValue("csv", "optional per-interval CSV file", o.csvPath);
     cmd.AddValue("keyByPort",
                  "declare flows to the agent by UE address and port, not by server address",
-                 keyByPort);
+                 o.keyByPort);
     cmd.Parse(argc, argv);
 
+    return o;
+}
+
+/// ns-3's defaults for the check: RLC UM, powers, CUBIC, TCP buffers.
+void
+ConfigureDefaults(const CheckOptions& o)
+{
     Config::SetDefault("ns3::LteEnbRrc::EpsBearerToRlcMapping",
                        EnumValue(LteEnbRrc::RLC_UM_ALWAYS));
-    Config::SetDefault("ns3::LteRlcUm::MaxTxBufferSize", UintegerValue(rlcBufferPkts * 1500));
+    Config::SetDefault("ns3::LteRlcUm::MaxTxBufferSize", UintegerValue(o.rlcBufferPkts * 1500));
     Config::SetDefault("ns3::LteUePhy::TxPower", DoubleValue(23.0));
     Config::SetDefault("ns3::LteEnbPhy::TxPower", DoubleValue(30.0));
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpCubic::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(1448));
-    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(sndBufKb * 1024));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(o.sndBufKb * 1024));
     Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(4 * 1024 * 1024));
+}
 
-    Ptr<LteHelper> lte = CreateObject<LteHelper>();
-    Ptr<PointToPointEpcHelper> epc = CreateObject<PointToPointEpcHelper>();
+/// The eNB and the UE at `distance`, attached, with their EPC; the eNB's S1-U device.
+CheckCell
+BuildCell(const CheckOptions& o)
+{
+    CheckCell c;
+    c.lte = CreateObject<LteHelper>();
+    c.epc = CreateObject<PointToPointEpcHelper>();
+    Ptr<LteHelper> lte = c.lte;
+    Ptr<PointToPointEpcHelper> epc = c.epc;
     lte->SetEpcHelper(epc);
     lte->SetSchedulerType("ns3::PfFfMacScheduler");
     lte->SetAttribute("PathlossModel", StringValue("ns3::OkumuraHataPropagationLossModel"));
-    lte->SetEnbDeviceAttribute("DlBandwidth", UintegerValue(rbs));
-    lte->SetEnbDeviceAttribute("UlBandwidth", UintegerValue(rbs));
-    XrcEnbAgent::ConfigureLteHelper(lte);
+    lte->SetEnbDeviceAttribute("DlBandwidth", UintegerValue(o.rbs));
+    lte->SetEnbDeviceAttribute("UlBandwidth", UintegerValue(o.rbs));
+    CellGymLteBsTap::ConfigureLteHelper(lte);
 
     NodeContainer enbNodes;
     enbNodes.Create(1);
-    NodeContainer ueNodes;
+    NodeContainer& ueNodes = c.ueNodes;
     ueNodes.Create(1);
     MobilityHelper mob;
     mob.SetMobilityModel("ns3::ConstantPositionMobilityModel");
     mob.Install(enbNodes);
     mob.Install(ueNodes);
     enbNodes.Get(0)->GetObject<MobilityModel>()->SetPosition(Vector(0, 0, kEnbHeightM));
-    ueNodes.Get(0)->GetObject<MobilityModel>()->SetPosition(Vector(distance, 0, kUeHeightM));
+    ueNodes.Get(0)->GetObject<MobilityModel>()->SetPosition(Vector(o.distance, 0, kUeHeightM));
 
-    NetDeviceContainer enbDevs = lte->InstallEnbDevice(enbNodes);
-    NetDeviceContainer ueDevs = lte->InstallUeDevice(ueNodes);
+    c.enbDevs = lte->InstallEnbDevice(enbNodes);
+    c.ueDevs = lte->InstallUeDevice(ueNodes);
     InternetStackHelper internet;
     internet.Install(ueNodes);
-    Ipv4InterfaceContainer ueIfaces = epc->AssignUeIpv4Address(ueDevs);
+    c.ueIfaces = epc->AssignUeIpv4Address(c.ueDevs);
     Ipv4StaticRoutingHelper routing;
     routing.GetStaticRouting(ueNodes.Get(0)->GetObject<Ipv4>())
         ->SetDefaultRoute(epc->GetUeDefaultGatewayAddress(), 1);
-    lte->Attach(ueDevs, enbDevs.Get(0));
+    lte->Attach(c.ueDevs, c.enbDevs.Get(0));
 
     // The eNB's first point-to-point device is its S1-U link.
     Ptr<Node> enbNode = enbNodes.Get(0);
-    Ptr<NetDevice> s1u;
-    for (uint32_t i = 0; i < enbNode->GetNDevices() && !s1u; ++i)
+    for (uint32_t i = 0; i < enbNode->GetNDevices() && !c.s1u; ++i)
     {
         if (DynamicCast<PointToPointNetDevice>(enbNode->GetDevice(i)))
         {
-            s1u = enbNode->GetDevice(i);
+            c.s1u = enbNode->GetDevice(i);
         }
     }
-    NS_ABORT_MSG_IF(!s1u, "no S1-U device on the eNB");
+    NS_ABORT_MSG_IF(!c.s1u, "no S1-U device on the eNB");
+    return c;
+}
 
-    Check check;
-    check.printEvery = MilliSeconds(printMs);
-    check.steadyFromS = steadyFromS;
+/// The tap on the eNB and the agent on the tap.
+void
+InstallAgent(Check& check, const CheckCell& c, const CheckOptions& o)
+{
+    check.printEvery = MilliSeconds(o.printMs);
+    check.steadyFromS = o.steadyFromS;
+    check.tap = CreateObject<CellGymBsTap>();
+    check.tap->SetActiveTimeoutMs(o.activeTimeoutMs);
     check.agent = CreateObject<XrcEnbAgent>();
-    check.agent->SetWindowTtis(windowTtis);
-    check.agent->SetActiveTimeoutMs(activeTimeoutMs);
-    check.agent->SetMaxRlcBytes(rlcBufferPkts * 1500);
-    check.agent->Install(enbDevs.Get(0), s1u, static_cast<uint16_t>(rbs));
-    check.agent->AddUe(ueDevs.Get(0));
-    check.flows.resize(numFlows);
+    check.agent->SetWindowTtis(o.windowTtis);
+    check.agent->SetMaxRlcBytes(o.rlcBufferPkts * 1500);
+    check.agent->Attach(check.tap);
+    CellGymLteBsTap::Install(check.tap, c.enbDevs.Get(0), c.s1u, static_cast<uint16_t>(o.rbs));
+    CellGymLteBsTap::AddUe(check.tap, c.ueDevs.Get(0));
+    check.flows.resize(o.numFlows);
+}
 
-    Ptr<Node> pgw = epc->GetPgwNode();
+/// One server per flow, its bulk sender and the UE's sink; each flow declared to the tap.
+void
+InstallFlows(Check& check, const CheckCell& c, const CheckOptions& o)
+{
+    Ptr<Node> pgw = c.epc->GetPgwNode();
+    InternetStackHelper internet;
+    Ipv4StaticRoutingHelper routing;
     NodeContainer servers;
-    servers.Create(numFlows);
+    servers.Create(o.numFlows);
     internet.Install(servers);
     Ipv4AddressHelper addr;
-    for (uint32_t f = 0; f < numFlows; ++f)
+    for (uint32_t f = 0; f < o.numFlows; ++f)
     {
         PointToPointHelper link;
         link.SetDeviceAttribute("DataRate", DataRateValue(DataRate("100Gbps")));
         link.SetChannelAttribute(
-            "Delay", TimeValue(MicroSeconds(static_cast<int64_t>(serverDelayMs * 1000))));
+            "Delay", TimeValue(MicroSeconds(static_cast<int64_t>(o.serverDelayMs * 1000))));
         NetDeviceContainer devs = link.Install(servers.Get(f), pgw);
         std::string base = "1.0." + std::to_string(f) + ".0";
         addr.SetBase(base.c_str(), "255.255.255.0");
@@ -357,17 +404,17 @@ main(int argc, char* argv[])
         const uint16_t port = kBasePort + f;
         PacketSinkHelper sinkHelper("ns3::TcpSocketFactory",
                                     InetSocketAddress(Ipv4Address::GetAny(), port));
-        ApplicationContainer sink = sinkHelper.Install(ueNodes.Get(0));
+        ApplicationContainer sink = sinkHelper.Install(c.ueNodes.Get(0));
         sink.Start(Seconds(0));
         BulkSendHelper bulk("ns3::TcpSocketFactory",
-                            InetSocketAddress(ueIfaces.GetAddress(0), port));
+                            InetSocketAddress(c.ueIfaces.GetAddress(0), port));
         bulk.SetAttribute("MaxBytes", UintegerValue(0));
         ApplicationContainer sender = bulk.Install(servers.Get(f));
-        const double start = f == 0 ? 0.2 : secondFlowStartS;
+        const double start = f == 0 ? 0.2 : o.secondFlowStartS;
         sender.Start(Seconds(start));
-        if (f > 0 && secondFlowStopS > 0)
+        if (f > 0 && o.secondFlowStopS > 0)
         {
-            sender.Stop(Seconds(secondFlowStopS));
+            sender.Stop(Seconds(o.secondFlowStopS));
         }
 
         FlowProbe& probe = check.flows[f];
@@ -376,45 +423,43 @@ main(int argc, char* argv[])
         servers.Get(f)->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext(
             "Rx", MakeBoundCallback(&OnServerIpRx, &probe));
         Simulator::Schedule(Seconds(start) + MicroSeconds(1), &ConnectServerSocket, &probe);
-        if (keyByPort)
+        if (o.keyByPort)
         {
-            check.agent->AddFlow(f, 0, ueIfaces.GetAddress(0), port);
+            check.tap->AddFlow(f, 0, c.ueIfaces.GetAddress(0), port);
         }
         else
         {
-            check.agent->AddFlow(f, 0, ifaces.GetAddress(0));
+            check.tap->AddFlow(f, 0, ifaces.GetAddress(0));
         }
     }
+}
 
-    if (!csvPath.empty())
+/// The CSV file's header, if one is asked for.
+void
+OpenCsv(Check& check, const CheckOptions& o)
+{
+    if (!o.csvPath.empty())
     {
-        check.csv.open(csvPath);
+        check.csv.open(o.csvPath);
         check.csv << "t,capacity_mbps,tx_mbps,hol_ms,hol_max_ms,rlc_bytes,rlc_drops";
-        for (uint32_t f = 0; f < numFlows; ++f)
+        for (uint32_t f = 0; f < o.numFlows; ++f)
         {
             check.csv << ",f" << f << "_rate,f" << f << "_delivered,f" << f << "_tag_rate,f" << f
                       << "_tag_hol,f" << f << "_acks,f" << f << "_byte_tag,f" << f << "_pkt_tag";
         }
         check.csv << "\n";
     }
+}
 
-    std::printf("# distance=%.0f m flows=%u rlcBuffer=%u pkts rbs=%u window=%u TTIs\n",
-                distance,
-                numFlows,
-                rlcBufferPkts,
-                rbs,
-                windowTtis);
-    Simulator::Schedule(MilliSeconds(1), &SampleRates, &check);
-    Simulator::Schedule(check.printEvery, &Print, &check);
-    Simulator::Schedule(MilliSeconds(150), &ConnectRawDrops, &check);
-    Simulator::Stop(Seconds(simTime) + MicroSeconds(1));
-    Simulator::Run();
-
+/// The steady state's means, per flow and in all.
+void
+PrintSummary(const Check& check, const CheckOptions& o)
+{
     // -- summary ----------------------------------------------------------------------------------
     const double n = std::max(1u, check.ssIntervals);
     std::printf("# steady state (t > %.1f s, %u intervals): capacity %.2f Mbit/s, HoL mean %.1f "
                 "ms, HoL max %.0f ms, tail drops %u (cross-check %u; RLC TxDrop trace: %u)\n",
-                steadyFromS,
+                o.steadyFromS,
                 check.ssIntervals,
                 check.ssCapacity / n,
                 check.ssHolSum / n,
@@ -424,7 +469,7 @@ main(int argc, char* argv[])
                 check.rawTxDrops);
     double sumRate = 0;
     double sumDelivered = 0;
-    for (uint32_t f = 0; f < numFlows; ++f)
+    for (uint32_t f = 0; f < o.numFlows; ++f)
     {
         const FlowProbe& p = check.flows[f];
         const double m = std::max(1u, p.ssIntervals);
@@ -445,6 +490,33 @@ main(int argc, char* argv[])
             p.totalPacketTag > 0 ? p.tagAgeSumMs / p.totalPacketTag : 0.0);
     }
     std::printf("# all flows: sum C_i %.2f, delivered %.2f Mbit/s\n", sumRate, sumDelivered);
+}
+
+} // namespace
+
+int
+main(int argc, char* argv[])
+{
+    const CheckOptions o = ParseOptions(argc, argv);
+    ConfigureDefaults(o);
+    const CheckCell cell = BuildCell(o);
+    Check check;
+    InstallAgent(check, cell, o);
+    InstallFlows(check, cell, o);
+    OpenCsv(check, o);
+    std::printf("# distance=%.0f m flows=%u rlcBuffer=%u pkts rbs=%u window=%u TTIs\n",
+                o.distance,
+                o.numFlows,
+                o.rlcBufferPkts,
+                o.rbs,
+                o.windowTtis);
+    Simulator::Schedule(MilliSeconds(1), &SampleRates, &check);
+    Simulator::Schedule(check.printEvery, &Print, &check);
+    Simulator::Schedule(MilliSeconds(150), &ConnectRawDrops, &check);
+    Simulator::Stop(Seconds(o.simTime) + MicroSeconds(1));
+    Simulator::Run();
+
+    PrintSummary(check, o);
     Simulator::Destroy();
     return 0;
 }

@@ -30,8 +30,9 @@ class CellGymCellHelper
     static std::unique_ptr<CellGymCellHelper> Create(const std::string& cellType);
 
     /**
-     * @brief Build the cell: base station, core network, UEs placed and attached. XRC's agent
-     * is installed later, through RadioCell::installAgent, once the wired side is built.
+     * @brief Build the cell: base station, core network, UEs placed and attached. The
+     * base-station tap (and XRC's agent on it) is installed later, through
+     * RadioCell::installTap, once the wired side is built.
      * @param cfg what the scenario asks of the cell
      * @return the built cell
      */

@@ -42,20 +42,20 @@ InstallPbeUeHooks(const RadioCell& cell,
                   const std::set<uint32_t>& pbeFlows,
                   uint32_t numUes)
 {
-    Ptr<XrcEnbAgent> agent = cell.agent;
+    Ptr<CellGymBsTap> tap = cell.tap;
     for (uint32_t u = 0; u < numUes; ++u)
     {
         cell.ueNodes.Get(u)->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext(
             "SendOutgoing",
             IpTrace(
-                [pbeMonitor, agent, pbeFlows](const Ipv4Header& h, Ptr<const Packet> p, uint32_t)
+                [pbeMonitor, tap, pbeFlows](const Ipv4Header& h, Ptr<const Packet> p, uint32_t)
                 {
                     uint32_t flow = 0;
                     TcpHeader tcp;
                     if (UeAckOf(h, p, flow, tcp) && pbeFlows.count(flow) > 0)
                     {
-                        const double bps = pbeMonitor->FlowRateBps(agent->GetFlowUe(flow),
-                                                                   agent->GetUeActiveFlows(flow));
+                        const double bps = pbeMonitor->FlowRateBps(tap->GetFlowUe(flow),
+                                                                   tap->GetUeActiveFlows(flow));
                         pbeMonitor->OnUeAck(flow, tcp.GetAckNumber().GetValue(), bps);
                     }
                 }));
@@ -73,7 +73,7 @@ void
 CellGymControllerHelper::InstallBaseStationRouters(
     std::vector<Ptr<CellGymExplicitRouter>>& ueRouters,
     CellGymWiredSide& wired,
-    Ptr<XrcEnbAgent> agent) const
+    const RadioCell& cell) const
 {
     if (!m_cfg.HasExplicitRouter() || m_cfg.HasWiredBottleneck())
     {
@@ -84,6 +84,8 @@ CellGymControllerHelper::InstallBaseStationRouters(
     {
         ueOfFlow[fc.flowId] = fc.ue;
     }
+    Ptr<XrcEnbAgent> agent = cell.agent;
+    Ptr<CellGymBsTap> tap = cell.tap;
     for (uint32_t u = 0; u < m_cfg.numUes; ++u)
     {
         Ptr<CellGymExplicitRouter> r = CreateObject<CellGymExplicitRouter>();
@@ -93,14 +95,14 @@ CellGymControllerHelper::InstallBaseStationRouters(
             {
                 return agent->GetCapacityBytesPerMs(u);
             },
-            [agent, u]()
+            [tap, u]()
             {
-                return agent->GetRlcBytes(u);
+                return tap->GetRlcBytes(u);
             });
         ueRouters.push_back(r);
     }
     CellGymWiredRouter& wiredRouter = wired.explicitRouter;
-    agent->AddPacketHooks(
+    tap->AddPacketHooks(
         [&ueRouters, ueOfFlow, &wiredRouter](uint32_t flow, double bytes, Ptr<const Packet> p)
         {
             ExplicitHeaderTag hdr;
@@ -199,21 +201,27 @@ CellGymControllerHelper::InstallPbe(const RadioCell& cell) const
     }
     const uint32_t numUes = m_cfg.numUes;
     PbeMonitorKnobs pk;
-    pk.slotsPerMs = 1e-3 / cell.agent->GetTti().GetSeconds();
+    pk.slotsPerMs = 1e-3 / cell.tap->GetTti().GetSeconds();
     auto pbeMonitor = std::make_shared<CellGymPbeMonitor>(numUes, pk);
     auto allocs = std::make_shared<std::vector<PbeSlotAllocation>>(numUes);
-    cell.agent->SetTtiHook(
-        [pbeMonitor, allocs](const std::vector<XrcEnbAgent::TtiAllocation>& tti, double usable)
+    CellGymBsTap* tap = PeekPointer(cell.tap);
+    cell.tap->AddTtiHook(
+        [pbeMonitor, allocs, tap](const std::vector<CellGymBsUeTti>& tti, uint32_t usable)
         {
+            // What the UE decodes of the TTI's control messages: new and retransmitted units,
+            // and the bytes all usable units would carry at its latest MCS.
             for (size_t u = 0; u < tti.size(); ++u)
             {
-                (*allocs)[u] = PbeSlotAllocation{
-                    tti[u].newRbs, tti[u].newBytes, tti[u].retxRbs, tti[u].fullBytes};
+                const double fullBytes = tap->GetRadio().bytesOf(tti[u].lastMcs, usable);
+                (*allocs)[u] = PbeSlotAllocation{static_cast<double>(tti[u].rbs - tti[u].retxRbs),
+                                                 static_cast<double>(tti[u].newBytes),
+                                                 static_cast<double>(tti[u].retxRbs),
+                                                 fullBytes};
             }
             pbeMonitor->OnSlot(*allocs, usable);
         });
     InstallPbeUeHooks(cell, pbeMonitor, pbeFlows, numUes);
-    cell.agent->AddPacketHooks(
+    cell.tap->AddPacketHooks(
         nullptr,
         [pbeMonitor, pbeFlows](uint32_t flow, Ptr<const Packet> p)
         {

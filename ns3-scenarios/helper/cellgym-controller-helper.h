@@ -32,14 +32,15 @@ class CellGymControllerHelper
 
     /**
      * @brief Without a wired bottleneck: XCP's or RCP's router per UE at the base station, its
-     * queue the UE's RLC buffer, its capacity the XRC agent's estimate. Nothing otherwise.
+     * queue the UE's RLC buffer (the tap's), its capacity the XRC agent's estimate, its packets
+     * the tap's. Nothing otherwise.
      * @param ueRouters filled with the routers (outlives the simulation: hooks index it)
      * @param wired the wired side (its XCP-r flows and path; outlives the simulation)
-     * @param agent the XRC agent
+     * @param cell the cell (its tap and XRC's agent)
      */
     void InstallBaseStationRouters(std::vector<Ptr<CellGymExplicitRouter>>& ueRouters,
                                    CellGymWiredSide& wired,
-                                   Ptr<XrcEnbAgent> agent) const;
+                                   const RadioCell& cell) const;
 
     /**
      * @brief XCP-r's receivers: the UEs' IP layers read the data segments and send the ACKs
@@ -51,9 +52,9 @@ class CellGymControllerHelper
 
     /**
      * @brief PBE-CC: every UE's monitor decodes the scheduler's allocations of each TTI (the
-     * XRC agent's view of them); the UE stamps its rate on the ACKs it sends, and the base
-     * station puts it on them as they leave for the server (nothing without pbecc flows).
-     * @param cell the cell (its UEs and agent)
+     * base-station tap's view of them); the UE stamps its rate on the ACKs it sends, and the
+     * base station puts it on them as they leave for the server (nothing without pbecc flows).
+     * @param cell the cell (its UEs and tap)
      */
     void InstallPbe(const RadioCell& cell) const;
 

@@ -149,7 +149,7 @@ CellGymFlowHelper::InstallFlows(CellGymFlows& flows,
         wired.servers.Get(fc.flowId)->AddApplication(app);
         ScheduleSender(fc, app, flows);
         sink.Get(0)->TraceConnectWithoutContext("Rx", MakeBoundCallback(&OnSinkRx, app));
-        cell.agent->AddFlow(fc.flowId, fc.ue, ifaces.GetAddress(0));
+        cell.tap->AddFlow(fc.flowId, fc.ue, ifaces.GetAddress(0));
         wired.explicitRouter.flowOf[ifaces.GetAddress(0)] = fc.flowId;
         loop.senders.push_back(app);
         if (fc.cca == "agent")

@@ -97,6 +97,138 @@ CheckCount(const std::string& path, const std::string& what, uint64_t got, uint6
              "has " + std::to_string(got) + " " + what + ": this run has " + std::to_string(want));
     }
 }
+
+/// The first two lines: the magic line and the RngRun the draws were made for.
+void
+ReadHeader(const std::string& path, std::istream& in, const CellGymDraws::Expect& e)
+{
+    std::string line;
+    std::getline(in, line);
+    if (line != kMagic)
+    {
+        Fail(path, "is not a draws file: its first line must be '" + std::string(kMagic) + "'");
+    }
+    std::getline(in, line);
+    const std::string key = "# rng_run: ";
+    if (line.rfind(key, 0) != 0)
+    {
+        Fail(path, "has no '# rng_run:' line after the first");
+    }
+    if (line.substr(key.size()) != std::to_string(e.rngRun))
+    {
+        Fail(path,
+             "was drawn for RngRun " + line.substr(key.size()) + ": this run's --simSeed is "
+                 + std::to_string(e.rngRun));
+    }
+}
+
+/// The "flows" section: each flow's start offset, whole ms (0 for a pareto slot).
+std::vector<uint32_t>
+ReadOffsets(Reader& r, const std::string& path, const CellGymDraws::Expect& e)
+{
+    std::vector<uint32_t> offsetMs;
+    r.Expect("flows");
+    CheckCount(path, "flows", r.Count("flows", 1 << 20), e.numFlows);
+    for (uint32_t f = 0; f < e.numFlows; ++f)
+    {
+        const double v
+            = r.Number("flow " + std::to_string(f) + "'s start offset", 0, kStartOffsetMs - 1);
+        if (v != std::floor(v) || (e.paretoFlows.size() > f && e.paretoFlows[f] && v != 0))
+        {
+            Fail(path,
+                 "flow " + std::to_string(f)
+                     + "'s start offset is not a whole number of ms (0 for a pareto slot)");
+        }
+        offsetMs.push_back(static_cast<uint32_t>(v));
+    }
+    return offsetMs;
+}
+
+/// The "moves" section: each UE's distances at the random moves.
+std::vector<std::vector<double>>
+ReadMoves(Reader& r, const std::string& path, const CellGymDraws::Expect& e)
+{
+    r.Expect("moves");
+    const uint64_t k = r.Count("moves", 1ULL << 32);
+    const uint64_t nu = r.Count("UEs", 1 << 20);
+    const double period = r.Number("mobility period", 0, 1e12);
+    CheckCount(path, "random moves", k, e.moves);
+    if (k > 0)
+    {
+        CheckCount(path, "UEs", nu, e.numUes);
+        if (std::abs(period - e.periodS) > 1e-9 * std::max(1.0, e.periodS))
+        {
+            Fail(path,
+                 "has moves every " + std::to_string(period) + " s: --mobilityPeriodS is "
+                     + std::to_string(e.periodS));
+        }
+    }
+    std::vector<std::vector<double>> moves(e.numUes);
+    for (uint64_t u = 0; k > 0 && u < nu; ++u)
+    {
+        r.Expect("ue");
+        CheckCount(path, "as the next UE's index", r.Count("UE", 1 << 20), u);
+        for (uint64_t i = 0; i < k; ++i)
+        {
+            moves[u].push_back(
+                r.Number("UE " + std::to_string(u) + "'s distance", e.minDistance, e.maxDistance));
+        }
+    }
+    return moves;
+}
+
+/// The "streams" section: each Pareto stream's arrivals and flow sizes.
+std::vector<CellGymDraws::Stream>
+ReadStreams(Reader& r, const std::string& path, const CellGymDraws::Expect& e)
+{
+    std::vector<CellGymDraws::Stream> streams;
+    r.Expect("streams");
+    CheckCount(path, "Pareto streams", r.Count("streams", 1 << 20), e.streams);
+    for (uint32_t s = 0; s < e.streams; ++s)
+    {
+        r.Expect("stream");
+        CheckCount(path, "as the next stream's index", r.Count("stream", 1 << 20), s);
+        const uint64_t n = r.Count("arrivals", 1ULL << 32);
+        CellGymDraws::Stream st;
+        double last = 0;
+        for (uint64_t i = 0; i < n; ++i)
+        {
+            const double at = r.Number("stream " + std::to_string(s) + "'s arrival", last, 1e12);
+            last = at;
+            st.afterMs.push_back(at);
+            st.sizePkts.push_back(r.Count("a flow size", 1ULL << 40));
+            if (st.sizePkts.back() == 0)
+            {
+                Fail(path, "has a flow of 0 packets in stream " + std::to_string(s));
+            }
+        }
+        streams.push_back(std::move(st));
+    }
+    return streams;
+}
+
+/// The "udp" section: each exponential UDP source's on/off periods.
+std::vector<std::vector<double>>
+ReadUdpPeriods(Reader& r, const std::string& path, const CellGymDraws::Expect& e)
+{
+    std::vector<std::vector<double>> udp;
+    r.Expect("udp");
+    const uint64_t sources = r.Count("UDP sources", 1 << 20);
+    CheckCount(path, "UDP sources with exponential periods", sources, e.udpExpSources);
+    for (uint64_t s = 0; s < sources; ++s)
+    {
+        r.Expect("source");
+        CheckCount(path, "as the next source's index", r.Count("source", 1 << 20), s);
+        const uint64_t n = r.Count("periods", 1ULL << 32);
+        std::vector<double> p;
+        for (uint64_t i = 0; i < n; ++i)
+        {
+            p.push_back(r.Number("a UDP period", 1e-7, 1e12));
+        }
+        udp.push_back(std::move(p));
+    }
+    return udp;
+}
 } // namespace
 
 CellGymDraws
@@ -143,104 +275,14 @@ CellGymDraws::Load(const std::string& path, const Expect& e)
     {
         Fail(path, "cannot be opened");
     }
-    std::string line;
-    std::getline(in, line);
-    if (line != kMagic)
-    {
-        Fail(path, "is not a draws file: its first line must be '" + std::string(kMagic) + "'");
-    }
-    std::getline(in, line);
-    const std::string key = "# rng_run: ";
-    if (line.rfind(key, 0) != 0)
-    {
-        Fail(path, "has no '# rng_run:' line after the first");
-    }
-    if (line.substr(key.size()) != std::to_string(e.rngRun))
-    {
-        Fail(path,
-             "was drawn for RngRun " + line.substr(key.size()) + ": this run's --simSeed is "
-                 + std::to_string(e.rngRun));
-    }
+    ReadHeader(path, in, e);
     Reader r(path, in);
     CellGymDraws d;
     d.m_present = true;
-    r.Expect("flows");
-    CheckCount(path, "flows", r.Count("flows", 1 << 20), e.numFlows);
-    for (uint32_t f = 0; f < e.numFlows; ++f)
-    {
-        const double v
-            = r.Number("flow " + std::to_string(f) + "'s start offset", 0, kStartOffsetMs - 1);
-        if (v != std::floor(v) || (e.paretoFlows.size() > f && e.paretoFlows[f] && v != 0))
-        {
-            Fail(path,
-                 "flow " + std::to_string(f)
-                     + "'s start offset is not a whole number of ms (0 for a pareto slot)");
-        }
-        d.m_offsetMs.push_back(static_cast<uint32_t>(v));
-    }
-    r.Expect("moves");
-    const uint64_t k = r.Count("moves", 1ULL << 32);
-    const uint64_t nu = r.Count("UEs", 1 << 20);
-    const double period = r.Number("mobility period", 0, 1e12);
-    CheckCount(path, "random moves", k, e.moves);
-    if (k > 0)
-    {
-        CheckCount(path, "UEs", nu, e.numUes);
-        if (std::abs(period - e.periodS) > 1e-9 * std::max(1.0, e.periodS))
-        {
-            Fail(path,
-                 "has moves every " + std::to_string(period) + " s: --mobilityPeriodS is "
-                     + std::to_string(e.periodS));
-        }
-    }
-    d.m_moves.assign(e.numUes, {});
-    for (uint64_t u = 0; k > 0 && u < nu; ++u)
-    {
-        r.Expect("ue");
-        CheckCount(path, "as the next UE's index", r.Count("UE", 1 << 20), u);
-        for (uint64_t i = 0; i < k; ++i)
-        {
-            d.m_moves[u].push_back(
-                r.Number("UE " + std::to_string(u) + "'s distance", e.minDistance, e.maxDistance));
-        }
-    }
-    r.Expect("streams");
-    CheckCount(path, "Pareto streams", r.Count("streams", 1 << 20), e.streams);
-    for (uint32_t s = 0; s < e.streams; ++s)
-    {
-        r.Expect("stream");
-        CheckCount(path, "as the next stream's index", r.Count("stream", 1 << 20), s);
-        const uint64_t n = r.Count("arrivals", 1ULL << 32);
-        Stream st;
-        double last = 0;
-        for (uint64_t i = 0; i < n; ++i)
-        {
-            const double at = r.Number("stream " + std::to_string(s) + "'s arrival", last, 1e12);
-            last = at;
-            st.afterMs.push_back(at);
-            st.sizePkts.push_back(r.Count("a flow size", 1ULL << 40));
-            if (st.sizePkts.back() == 0)
-            {
-                Fail(path, "has a flow of 0 packets in stream " + std::to_string(s));
-            }
-        }
-        d.m_streams.push_back(std::move(st));
-    }
-    r.Expect("udp");
-    const uint64_t sources = r.Count("UDP sources", 1 << 20);
-    CheckCount(path, "UDP sources with exponential periods", sources, e.udpExpSources);
-    for (uint64_t s = 0; s < sources; ++s)
-    {
-        r.Expect("source");
-        CheckCount(path, "as the next source's index", r.Count("source", 1 << 20), s);
-        const uint64_t n = r.Count("periods", 1ULL << 32);
-        std::vector<double> p;
-        for (uint64_t i = 0; i < n; ++i)
-        {
-            p.push_back(r.Number("a UDP period", 1e-7, 1e12));
-        }
-        d.m_udp.push_back(std::move(p));
-    }
+    d.m_offsetMs = ReadOffsets(r, path, e);
+    d.m_moves = ReadMoves(r, path, e);
+    d.m_streams = ReadStreams(r, path, e);
+    d.m_udp = ReadUdpPeriods(r, path, e);
     r.Expect("end");
     return d;
 }

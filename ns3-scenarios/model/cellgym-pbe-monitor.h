@@ -37,17 +37,17 @@ struct PbeSlotAllocation
  * @brief PBE-CC's physical-layer monitor at every UE of a cell, and its rate's way to the sender
  * (docs/pbe-cc.md; the fast model's envs/fastsim/ue_monitor.py, whose rule this is).
  *
- * Per slot, every UE decodes every UE's allocation (here: what XRC's agent saw the scheduler
- * send, XrcEnbAgent::SetTtiHook). Over the last `windowSlots` slots it keeps its own new-block
- * units and bytes, everybody's used units, the units offered (usable: 0 in NR's uplink slots)
- * and the bytes the whole cell would carry at its MCS, each averaged per slot. Then:
- * n = the active UEs (scheduled within `activeMs`, itself always counted), idle = usable - used,
- * base = own + idle / n, fair = usable / n; below the fair share a UE also claims what the other
- * active UEs hold above theirs: share = min(fair, base + sum_j max(0, own_j + idle / n - fair)).
- * Its rate: what its own blocks carried plus (share - own) / usable of the full-cell bytes, as
- * PDCP bytes per ms (RateBytesPerMs). (The fast model values the whole share at the full-cell
- * bytes; here the own part is the blocks' real size: NR's blocks carry about 5 % less than the
- * units' nominal bytes at the MCS, and the UE sees both on the control channel.)
+ * Per slot, every UE decodes every UE's allocation (here: what the base-station tap saw the
+ * scheduler send, CellGymBsTap::AddTtiHook). Over the last `windowSlots` slots it keeps its own
+ * new-block units and bytes, everybody's used units, the units offered (usable: 0 in NR's uplink
+ * slots) and the bytes the whole cell would carry at its MCS, each averaged per slot. Then: n = the
+ * active UEs (scheduled within `activeMs`, itself always counted), idle = usable - used, base = own
+ * + idle / n, fair = usable / n; below the fair share a UE also claims what the other active UEs
+ * hold above theirs: share = min(fair, base + sum_j max(0, own_j + idle / n - fair)). Its rate:
+ * what its own blocks carried plus (share - own) / usable of the full-cell bytes, as PDCP bytes per
+ * ms (RateBytesPerMs). (The fast model values the whole share at the full-cell bytes; here the own
+ * part is the blocks' real size: NR's blocks carry about 5 % less than the units' nominal bytes at
+ * the MCS, and the UE sees both on the control channel.)
  *
  * The receiver stamps its rate, split among the UE's active flows, on every ACK it sends
  * (OnUeAck, keyed by the acknowledgement number: ns-3's LTE core network strips packet tags), and

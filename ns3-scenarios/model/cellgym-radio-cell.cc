@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// The parts of a cell that do not depend on its type (placement, the agent's creation), and the
-// LTE cell. The NR cell is nr/cellgym-nr-cell.cc.
+// The parts of a cell that do not depend on its type (placement, the base-station tap's and XRC's
+// agent's creation), and the LTE cell. The NR cell is nr/cellgym-nr-cell.cc.
 #include "cellgym-radio-cell.h"
 
+#include "cellgym-bs-tap-lte.h"
 #include "cellgym-capacity-trace.h"
 #include "cellgym-trace-scheduler.h"
 
@@ -47,7 +48,7 @@ PlaceNodes(RadioCell& cell, const RadioCellConfig& cfg, double bsHeightM)
 }
 
 Ptr<NetDevice>
-CreateAgent(RadioCell& cell, const RadioCellConfig& cfg, uint32_t windowTtis)
+CreateTap(RadioCell& cell, const RadioCellConfig& cfg, uint32_t windowTtis)
 {
     Ptr<Node> bsNode = cell.bsNodes.Get(0);
     Ptr<NetDevice> s1u;
@@ -60,10 +61,12 @@ CreateAgent(RadioCell& cell, const RadioCellConfig& cfg, uint32_t windowTtis)
         }
     }
     NS_ABORT_MSG_IF(!s1u, "no S1-U point-to-point device on the base station");
+    cell.tap = CreateObject<CellGymBsTap>();
+    cell.tap->SetActiveTimeoutMs(cfg.activeTimeoutMs);
     cell.agent = CreateObject<XrcEnbAgent>();
     cell.agent->SetWindowTtis(windowTtis);
-    cell.agent->SetActiveTimeoutMs(cfg.activeTimeoutMs);
     cell.agent->SetMaxRlcBytes(cfg.rlcBufferPkts * 1500);
+    cell.agent->Attach(cell.tap);
     return s1u;
 }
 
@@ -98,7 +101,7 @@ BuildLteCell(const RadioCellConfig& cfg)
     lte->SetAttribute("PathlossModel", StringValue("ns3::OkumuraHataPropagationLossModel"));
     lte->SetEnbDeviceAttribute("DlBandwidth", UintegerValue(cfg.rbs));
     lte->SetEnbDeviceAttribute("UlBandwidth", UintegerValue(cfg.rbs));
-    XrcEnbAgent::ConfigureLteHelper(lte);
+    CellGymLteBsTap::ConfigureLteHelper(lte);
 
     RadioCell cell;
     cell.keepAlive = {lte, epc};
@@ -135,13 +138,14 @@ BuildLteCell(const RadioCellConfig& cfg)
     }
     lte->Attach(cell.ueDevs, cell.bsDevs.Get(0));
 
-    cell.installAgent = [cfg, trace](RadioCell& c)
+    cell.installTap = [cfg, trace](RadioCell& c)
     {
-        Ptr<NetDevice> s1u = CreateAgent(c, cfg, cfg.xrcWindowTtis);
-        c.agent->Install(c.bsDevs.Get(0), s1u, static_cast<uint16_t>(cfg.rbs), trace);
+        Ptr<NetDevice> s1u = CreateTap(c, cfg, cfg.xrcWindowTtis);
+        CellGymLteBsTap::Install(
+            c.tap, c.bsDevs.Get(0), s1u, static_cast<uint16_t>(cfg.rbs), trace);
         for (uint32_t u = 0; u < cfg.numUes; ++u)
         {
-            c.agent->AddUe(c.ueDevs.Get(u));
+            CellGymLteBsTap::AddUe(c.tap, c.ueDevs.Get(u));
         }
     };
     return cell;

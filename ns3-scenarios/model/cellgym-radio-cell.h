@@ -2,6 +2,7 @@
 #ifndef CELLGYM_RADIO_CELL_H
 #define CELLGYM_RADIO_CELL_H
 
+#include "cellgym-bs-tap.h"
 #include "xrc-enb-agent.h"
 
 #include "ns3/ipv4-interface-container.h"
@@ -36,7 +37,7 @@ struct RadioCellConfig
     uint32_t nrMacTrace{0}; //!< NR traces in the cwd: 1 MAC DL, 2 + PHY, CQI, HARQ, 3 + ctrl
 };
 
-/// A built cell: one base station with its core network, the UEs attached, the agent hooked in.
+/// A built cell: one base station with its core network, the UEs attached, the tap hooked in.
 struct RadioCell
 {
     Ptr<Node> pgw;                              //!< the core's gateway towards the servers
@@ -49,20 +50,22 @@ struct RadioCell
     std::vector<double> angles;                 //!< per UE: bearing from the base station, rad
     int64_t stream{1};                          //!< next free random stream
     std::vector<Ptr<Object>> keepAlive;         //!< helpers that must outlive the simulation
-    Ptr<XrcEnbAgent> agent;                     //!< XRC's agent, once installAgent has run
-    /// Create XRC's agent and hook it into the base station through the cell type's adapter
-    /// (called after the wired side is built, as the LTE cell always did).
-    std::function<void(RadioCell&)> installAgent;
+    Ptr<CellGymBsTap> tap;                      //!< the base station's tap, once installTap ran
+    Ptr<XrcEnbAgent> agent;                     //!< XRC's agent, its first subscriber
+    /// Create the base-station tap and XRC's agent, and hook the tap into the base station
+    /// through the cell type's installer (called after the wired side is built, as the LTE cell
+    /// always did). Other base-station controllers subscribe to the tap after it.
+    std::function<void(RadioCell&)> installTap;
 };
 
 /// @brief Position the base station at (0, 0, height) and UE u at distances[u], bearing
 /// 2 pi u / numUes, height 1.5 m; fill ueMobility and angles.
 void PlaceNodes(RadioCell& cell, const RadioCellConfig& cfg, double bsHeightM);
 
-/// @brief Create XRC's agent on the cell (window in TTIs or slots, activity timeout, RLC size)
-/// before an adapter installs it; return the base station's S1-U device (its first
-/// point-to-point device).
-Ptr<NetDevice> CreateAgent(RadioCell& cell, const RadioCellConfig& cfg, uint32_t windowTtis);
+/// @brief Create the cell's base-station tap (flow activity timeout) and XRC's agent (window in
+/// TTIs or slots, RLC size), the agent subscribed to the tap, before an installer installs the
+/// tap; return the base station's S1-U device (its first point-to-point device).
+Ptr<NetDevice> CreateTap(RadioCell& cell, const RadioCellConfig& cfg, uint32_t windowTtis);
 
 /// @brief The LTE cell (cellgym-lte-cell.cc): one eNB, EPC, PF scheduler, Okumura-Hata.
 RadioCell BuildLteCell(const RadioCellConfig& cfg);

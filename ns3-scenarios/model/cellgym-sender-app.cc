@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: GPL-2.0-only
 #include "cellgym-sender-app.h"
 
+#include "cellgym-cca-table.h"
 #include "cellgym-explicit-sender.h"
 #include "cellgym-explicit-tags.h"
 #include "cellgym-pareto-stream.h"
 #include "cellgym-pbe-monitor.h"
-#include "tcp-pbe.h"
-#include "tcp-rcp.h"
-#include "tcp-xcp.h"
-#include "tcp-xcpr.h"
 #include "tcp-xrc.h"
 
 #include "ns3/log.h"
@@ -20,7 +17,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <map>
 
 namespace ns3
 {
@@ -30,46 +26,6 @@ NS_OBJECT_ENSURE_REGISTERED(CellGymSenderApp);
 
 namespace
 {
-
-const std::map<std::string, std::string>&
-CcaTypes()
-{
-    // The explicit senders are created by name and used through CellGymExplicitSender alone:
-    // naming their TypeIds here links their code into every program that has senders (a static
-    // library gives a program only the objects it refers to).
-    static const TypeId explicitSenders[] = {TcpXrc::GetTypeId(),
-                                             TcpXcp::GetTypeId(),
-                                             TcpRcp::GetTypeId(),
-                                             TcpXcpr::GetTypeId(),
-                                             TcpPbe::GetTypeId()};
-    (void)explicitSenders;
-    static const std::map<std::string, std::string> types{
-        {"cubic", "ns3::TcpCubic"},
-        {"newreno", "ns3::TcpNewReno"},
-        {"linuxreno", "ns3::TcpLinuxReno"},
-        {"bbr", "ns3::TcpBbr"},
-        {"illinois", "ns3::TcpIllinois"},
-        {"veno", "ns3::TcpVeno"},
-        {"vegas", "ns3::TcpVegas"},
-        {"bic", "ns3::TcpBic"},
-        {"htcp", "ns3::TcpHtcp"},
-        {"hybla", "ns3::TcpHybla"},
-        {"highspeed", "ns3::TcpHighSpeed"},
-        {"scalable", "ns3::TcpScalable"},
-        {"westwoodplus", "ns3::TcpWestwoodPlus"},
-        {"yeah", "ns3::TcpYeah"},
-        {"lp", "ns3::TcpLp"},
-        {"ledbat", "ns3::TcpLedbat"},
-        {"dctcp", "ns3::TcpDctcp"},
-        {"xrc", "ns3::TcpXrc"},
-        {"xcp", "ns3::TcpXcp"},
-        {"rcp", "ns3::TcpRcp"},
-        {"xcpr", "ns3::TcpXcpr"},
-        {"pbecc", "ns3::TcpPbe"},
-        {"agent", "ns3::CellGymAgentCongestionOps"},
-    };
-    return types;
-}
 
 /// How an explicit sender paces (cellgym-explicit-sender.h).
 using Pacing = CellGymExplicitSender::Pacing;
@@ -100,7 +56,7 @@ CellGymSenderApp::MakeCca(const std::string& cca)
     {
         return nullptr;
     }
-    ObjectFactory factory(it->second);
+    ObjectFactory factory(it->second.typeId);
     return factory.Create<TcpCongestionOps>();
 }
 
@@ -188,11 +144,11 @@ CellGymSenderApp::OpenSocket()
                                     MakeCallback(&CellGymSenderApp::OnCongState, this));
     tcp->TraceConnectWithoutContext("PacingRate",
                                     MakeCallback(&CellGymSenderApp::OnPacingRate, this));
-    // BBR and the explicit senders that pace all their segments (PBE-CC) need pacing (agent
-    // flows switch it on and off themselves, per command).
+    // The controllers that always pace (BBR) and the explicit senders that pace all their
+    // segments (PBE-CC) need pacing (agent flows switch it on and off themselves, per command).
     CellGymExplicitSender* explicitSender = ExplicitSender();
     const auto pacing = explicitSender ? explicitSender->GetPacing() : Pacing::NONE;
-    if (m_config.cca == "bbr" || pacing == Pacing::ALL)
+    if (PacingOf(m_config.cca) == CcaPacing::ALWAYS || pacing == Pacing::ALL)
     {
         tcp->SetPacingStatus(true);
     }
@@ -568,7 +524,7 @@ void
 CellGymSenderApp::TakeObservation(double* row)
 {
     const bool pacing = m_pacingMbps > 0
-                        && (m_config.cca == "bbr" || m_config.cca == "agent"
+                        && (PacingOf(m_config.cca) != CcaPacing::OWN
                             || (m_explicitSender && m_explicitSender->GetPacing() == Pacing::ALL));
     row[0] = m_fbRateMbps;
     row[1] = m_fbHolMs;

@@ -23,10 +23,10 @@ namespace ns3
  * which resource-block groups. On the way back to the MAC, each new downlink DCI's transport
  * block is resized to the trace's bytes for its subframe times the DCI's share of the usable
  * RBs, and the RLC PDU sizes of its build data scale with it: the MAC asks the RLC for exactly
- * that much, the PHY sends what the RLC returned and reports the DCI's size (XRC's LTE adapter
- * reads it). A DCI whose share is too small for an RLC PDU is withheld, and the inner scheduler
- * gets an ACK for its HARQ process with the next trigger. The PHY's data error model must be off
- * (the trace is the delivered capacity). See docs/traces.md.
+ * that much, the PHY sends what the RLC returned and reports the DCI's size (the base-station
+ * tap's LTE installer reads it). A DCI whose share is too small for an RLC PDU is withheld, and the
+ * inner scheduler gets an ACK for its HARQ process with the next trigger. The PHY's data error
+ * model must be off (the trace is the delivered capacity). See docs/traces.md.
  *
  * The inner scheduler debits its own view of each RLC queue by the blocks it allocated, before
  * the proxy resizes them. The proxy keeps the true view (the RLC's latest report less the PDU

@@ -144,6 +144,100 @@ TcpXrc::CongestionStateSet(Ptr<TcpSocketState> tcb, const TcpSocketState::TcpCon
     }
 }
 
+TcpXrc::Measures
+TcpXrc::Measure(Ptr<const TcpSocketState> tcb, double elapsedMs)
+{
+    Measures m;
+    m.elapsedMs = elapsedMs;
+    m.seg = tcb->m_segmentSize;
+    m.cwnd = tcb->m_cWnd;
+    // RTT_min over the ACKs' samples; ns-3's m_minRtt (the smoothed RTT's minimum) adds the
+    // handshake's sample and stands in before the first ACK sample.
+    const double socketMinMs = tcb->m_minRtt.GetSeconds() * 1e3;
+    m.minRttMs = m_minRttMs > 0 ? std::min(m_minRttMs, socketMinMs) : socketMinMs;
+    m_twnd = m_rateMbps * 1e6 / 8 * m.minRttMs / 1e3;
+    const double meanRttMs = m_windowMeanMs > 0 ? m_windowMeanMs
+                             : m_rttCount > 0   ? m_rttSumMs / m_rttCount
+                                                : m.minRttMs;
+    m.e2eMs = std::max(0.0, meanRttMs - m.minRttMs);
+    m.deltaMs = std::max(m.e2eMs, m_holMs);
+    m.perSegment = m.seg * m.seg / m.cwnd; // one segment per RTT, per acknowledged segment
+    return m;
+}
+
+bool
+TcpXrc::InternetRule(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Measures& m)
+{
+    if (m_holMs <= m_budgetMs && m.e2eMs - m_holMs > m_budgetMs)
+    {
+        m_mode = Mode::INTERNET;
+        m_unfair = false;
+        m_highDelayMs = 0;
+        TcpNewReno::IncreaseWindow(tcb, segmentsAcked);
+        return true;
+    }
+    return false;
+}
+
+bool
+TcpXrc::SlowStartRule(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Measures& m)
+{
+    if (tcb->m_cWnd < tcb->m_ssThresh)
+    {
+        if (m.cwnd < m_twnd && m.deltaMs <= m_budgetMs)
+        {
+            m_mode = Mode::SLOW_START;
+            TcpNewReno::IncreaseWindow(tcb, segmentsAcked);
+            return true;
+        }
+        tcb->m_ssThresh = tcb->m_cWnd; // slow start ends at twnd or at the budget
+    }
+    return false;
+}
+
+double
+TcpXrc::OverBudgetRule(uint32_t segmentsAcked, const Measures& m)
+{
+    if (m.cwnd <= 1.05 * m_twnd && m_holMs > m_budgetMs)
+    {
+        m_highDelayMs += m.elapsedMs;
+    }
+    if (m_highDelayMs >= m_unfairRtts * m.minRttMs)
+    {
+        m_unfair = true;
+    }
+    m_rampFrom = 0;
+    if (m_unfair)
+    {
+        m_mode = Mode::UNFAIR;
+        return std::max(m.cwnd, m_twnd) + m_unfairAlpha * m.perSegment * segmentsAcked;
+    }
+    m_mode = Mode::RESET;
+    return m_twnd;
+}
+
+double
+TcpXrc::WithinBudgetRule(uint32_t segmentsAcked, const Measures& m)
+{
+    m_highDelayMs = 0;
+    m_unfair = false;
+    if (m.cwnd < m_twnd)
+    {
+        m_mode = Mode::RAMP;
+        if (m_rampFrom <= 0)
+        {
+            m_rampFrom = m.cwnd;
+        }
+        // Close the gap (from where the ramp began) over RampRtts RTTs: about cwnd / seg
+        // segments are acknowledged per RTT.
+        const double step = (m_twnd - m_rampFrom) / m_rampRtts * m.seg / m.cwnd * segmentsAcked;
+        return std::min(m_twnd, m.cwnd + std::max(step, m.perSegment * segmentsAcked));
+    }
+    m_mode = Mode::PROBE;
+    m_rampFrom = 0;
+    return m.cwnd + std::max(1.0, m.perSegment * segmentsAcked);
+}
+
 void
 TcpXrc::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked)
 {
@@ -157,41 +251,11 @@ TcpXrc::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked)
         TcpNewReno::IncreaseWindow(tcb, segmentsAcked);
         return;
     }
-    const double seg = tcb->m_segmentSize;
-    const double cwnd = tcb->m_cWnd;
-    // RTT_min over the ACKs' samples; ns-3's m_minRtt (the smoothed RTT's minimum) adds the
-    // handshake's sample and stands in before the first ACK sample.
-    const double socketMinMs = tcb->m_minRtt.GetSeconds() * 1e3;
-    const double minRttMs = m_minRttMs > 0 ? std::min(m_minRttMs, socketMinMs) : socketMinMs;
-    m_twnd = m_rateMbps * 1e6 / 8 * minRttMs / 1e3;
-    const double meanRttMs = m_windowMeanMs > 0 ? m_windowMeanMs
-                             : m_rttCount > 0   ? m_rttSumMs / m_rttCount
-                                                : minRttMs;
-    const double e2eMs = std::max(0.0, meanRttMs - minRttMs);
-    const double deltaMs = std::max(e2eMs, m_holMs);
-    const double perSegment = seg * seg / cwnd; // one segment per RTT, per acknowledged segment
-
-    if (m_holMs <= m_budgetMs && e2eMs - m_holMs > m_budgetMs)
+    const Measures m = Measure(tcb, elapsedMs);
+    if (InternetRule(tcb, segmentsAcked, m) || SlowStartRule(tcb, segmentsAcked, m))
     {
-        // The queue is in the Internet, not at the base station: standard TCP (alpha = 1).
-        m_mode = Mode::INTERNET;
-        m_unfair = false;
-        m_highDelayMs = 0;
-        TcpNewReno::IncreaseWindow(tcb, segmentsAcked);
         return;
     }
-    if (tcb->m_cWnd < tcb->m_ssThresh)
-    {
-        if (cwnd < m_twnd && deltaMs <= m_budgetMs)
-        {
-            m_mode = Mode::SLOW_START;
-            TcpNewReno::IncreaseWindow(tcb, segmentsAcked);
-            return;
-        }
-        tcb->m_ssThresh = tcb->m_cWnd; // slow start ends at twnd or at the budget
-    }
-
-    double next = cwnd;
     if (m_holMs <= m_budgetMs)
     {
         // The unfairness mode belongs to a cellular bottleneck (HoL above the budget): an
@@ -200,52 +264,9 @@ TcpXrc::IncreaseWindow(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked)
         m_highDelayMs = 0;
         m_unfair = false;
     }
-    if (deltaMs > m_budgetMs)
-    {
-        if (cwnd <= 1.05 * m_twnd && m_holMs > m_budgetMs)
-        {
-            m_highDelayMs += elapsedMs;
-        }
-        if (m_highDelayMs >= m_unfairRtts * minRttMs)
-        {
-            m_unfair = true;
-        }
-        m_rampFrom = 0;
-        if (m_unfair)
-        {
-            m_mode = Mode::UNFAIR;
-            next = std::max(cwnd, m_twnd) + m_unfairAlpha * perSegment * segmentsAcked;
-        }
-        else
-        {
-            m_mode = Mode::RESET;
-            next = m_twnd;
-        }
-    }
-    else
-    {
-        m_highDelayMs = 0;
-        m_unfair = false;
-        if (cwnd < m_twnd)
-        {
-            m_mode = Mode::RAMP;
-            if (m_rampFrom <= 0)
-            {
-                m_rampFrom = cwnd;
-            }
-            // Close the gap (from where the ramp began) over RampRtts RTTs: about cwnd / seg
-            // segments are acknowledged per RTT.
-            const double step = (m_twnd - m_rampFrom) / m_rampRtts * seg / cwnd * segmentsAcked;
-            next = std::min(m_twnd, cwnd + std::max(step, perSegment * segmentsAcked));
-        }
-        else
-        {
-            m_mode = Mode::PROBE;
-            m_rampFrom = 0;
-            next = cwnd + std::max(1.0, perSegment * segmentsAcked);
-        }
-    }
-    tcb->m_cWnd = static_cast<uint32_t>(std::clamp(next, 2 * seg, 4e9));
+    const double next = m.deltaMs > m_budgetMs ? OverBudgetRule(segmentsAcked, m)
+                                               : WithinBudgetRule(segmentsAcked, m);
+    tcb->m_cWnd = static_cast<uint32_t>(std::clamp(next, 2 * m.seg, 4e9));
 }
 
 } // namespace ns3

@@ -85,6 +85,33 @@ class TcpXrc : public TcpNewReno, public CellGymExplicitSender
     double GetTargetWindow() const;
 
   private:
+    /// What one window update measures (XRC paper, section III.B's quantities).
+    struct Measures
+    {
+        double seg{0};        //!< segment size, bytes
+        double cwnd{0};       //!< congestion window, bytes
+        double minRttMs{0};   //!< RTT_min, ms
+        double e2eMs{0};      //!< end-to-end queueing delay (mean RTT - RTT_min), ms
+        double deltaMs{0};    //!< the larger of it and the HoL delay, ms
+        double perSegment{0}; //!< growth of one segment per RTT, per acknowledged segment
+        double elapsedMs{0};  //!< time since the previous update, ms
+    };
+
+    /// @brief Measure the delays and set the target window twnd = rate x RTT_min.
+    Measures Measure(Ptr<const TcpSocketState> tcb, double elapsedMs);
+    /// @brief The queue is in the Internet, not at the base station: standard TCP (alpha = 1).
+    /// @return whether the rule applied (the window is then updated)
+    bool InternetRule(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Measures& m);
+    /// @brief Slow start below twnd within the budget; it ends at twnd or at the budget.
+    /// @return whether slow start updated the window
+    bool SlowStartRule(Ptr<TcpSocketState> tcb, uint32_t segmentsAcked, const Measures& m);
+    /// @brief Delay over the budget: back to twnd, or the unfairness mode after UnfairRtts.
+    /// @return the next window, bytes
+    double OverBudgetRule(uint32_t segmentsAcked, const Measures& m);
+    /// @brief Delay within the budget: ramp up to twnd over RampRtts, then probe.
+    /// @return the next window, bytes
+    double WithinBudgetRule(uint32_t segmentsAcked, const Measures& m);
+
     double m_budgetMs{10};          //!< queueing-delay budget, ms
     double m_rampRtts{2};           //!< RTTs to reach twnd
     uint32_t m_unfairRtts{10};      //!< RTTs of high delay at twnd before unfairness mode

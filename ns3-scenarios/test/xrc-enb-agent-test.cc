@@ -1,11 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// Unit tests of XRC's base-station agent (xrc-enb-agent.h) through its cell-type interface, with
-// a made-up radio: 1 ms TTIs, 10 usable resource blocks, and an MCS m carrying 10 x m bytes per
-// block (MCS 10: 100 B, MCS 20: 200 B; a TB of b bytes occupies ceil(b / (10 m)) blocks). The
-// capacity window is 4 TTIs and a flow is active while its packets arrive less than 10 ms apart.
-// The agent's TTI closes at x.5 ms; transport blocks come at whole ms. An S1-U stand-in device
-// fires the MacRx / MacTx traces with GTP-U packets, as the eNB's S1-U device does. Every value
+// Unit tests of XRC's base-station agent (xrc-enb-agent.h), fed through a base-station tap
+// (cellgym-bs-tap.h) with a made-up radio (bs-tap-test-support.h): 1 ms TTIs, 10 usable resource
+// blocks, and an MCS m carrying 10 x m bytes per block (MCS 10: 100 B, MCS 20: 200 B; a TB of b
+// bytes occupies ceil(b / (10 m)) blocks). The capacity window is 4 TTIs and a flow is active
+// while its packets arrive less than 10 ms apart. The tap's TTI closes at x.5 ms; transport
+// blocks come at whole ms. An S1-U stand-in device fires the MacRx / MacTx traces with GTP-U
+// packets, as the eNB's S1-U device does. Every value
 // checked is worked out in the comments.
+#include "bs-tap-test-support.h"
 #include "xrc-enb-agent.h"
 #include "xrc-feedback-tag.h"
 
@@ -28,89 +30,10 @@
 #include <vector>
 
 using namespace ns3;
+using namespace ns3::cellgym_test;
 
 namespace
 {
-
-/// The eNB's S1-U device as the agent sees it: a device whose MacTx / MacRx the test fires.
-class TestS1uDevice : public SimpleNetDevice
-{
-  public:
-    static TypeId GetTypeId()
-    {
-        static TypeId tid = TypeId("ns3::CellgymTestS1uDevice")
-                                .SetParent<SimpleNetDevice>()
-                                .AddConstructor<TestS1uDevice>()
-                                .AddTraceSource("MacTx",
-                                                "An uplink packet leaves",
-                                                MakeTraceSourceAccessor(&TestS1uDevice::macTx),
-                                                "ns3::Packet::TracedCallback")
-                                .AddTraceSource("MacRx",
-                                                "A downlink packet arrives",
-                                                MakeTraceSourceAccessor(&TestS1uDevice::macRx),
-                                                "ns3::Packet::TracedCallback");
-        return tid;
-    }
-
-    TracedCallback<Ptr<const Packet>> macTx; //!< fired by the test for uplink packets
-    TracedCallback<Ptr<const Packet>> macRx; //!< fired by the test for downlink packets
-};
-
-/// A GTP-U packet carrying an inner TCP segment (only its ports) from src:sport to dst:dport.
-Ptr<Packet>
-Gtpu(const char* src, uint16_t sport, const char* dst, uint16_t dport)
-{
-    uint8_t l4[20] = {};
-    l4[0] = static_cast<uint8_t>(sport >> 8);
-    l4[1] = static_cast<uint8_t>(sport & 0xff);
-    l4[2] = static_cast<uint8_t>(dport >> 8);
-    l4[3] = static_cast<uint8_t>(dport & 0xff);
-    Ptr<Packet> p = Create<Packet>(l4, sizeof(l4));
-    Ipv4Header inner;
-    inner.SetSource(Ipv4Address(src));
-    inner.SetDestination(Ipv4Address(dst));
-    inner.SetProtocol(6);
-    inner.SetPayloadSize(sizeof(l4));
-    p->AddHeader(inner);
-    GtpuHeader gtpu;
-    gtpu.SetTeid(1);
-    gtpu.SetLength(p->GetSize());
-    p->AddHeader(gtpu);
-    UdpHeader udp;
-    udp.SetSourcePort(2152);
-    udp.SetDestinationPort(2152);
-    p->AddHeader(udp);
-    Ipv4Header outer;
-    outer.SetSource(Ipv4Address("10.0.0.1"));
-    outer.SetDestination(Ipv4Address("10.0.0.2"));
-    outer.SetProtocol(17);
-    outer.SetPayloadSize(p->GetSize());
-    p->AddHeader(outer);
-    return p;
-}
-
-XrcRadio
-TestRadio()
-{
-    XrcRadio r;
-    r.tti = MilliSeconds(1);
-    r.ttiS = 1e-3;
-    r.usableRbs = 10;
-    r.rbsOf = [](int mcs, uint32_t bytes)
-    {
-        return static_cast<uint32_t>(std::ceil(bytes / (10.0 * mcs)));
-    };
-    r.bytesOf = [](int mcs, double rbs)
-    {
-        return mcs < 0 ? 0.0 : rbs * 10.0 * mcs;
-    };
-    r.queuedByRlc = [](Ptr<const Packet>)
-    {
-        return true;
-    };
-    r.rlcPath = "NoRlcHere"; // the drop watch is not exercised (the run ends before 50 ms)
-    return r;
-}
 
 /// UE 0 (RNTI 7, address 7.0.0.2) has flows 0 (server 1.0.0.1) and 1 (server 1.0.0.2); UE 1
 /// (RNTI 8, 7.0.0.3) has flow 2, declared by its UE end (port 5000) although its server is flow
@@ -129,9 +52,9 @@ class XrcEnbAgentTestCase : public TestCase
     {
         CAPACITY,  //!< GetCapacityBytesPerMs(UE)
         FLOW_RATE, //!< GetFlowRateMbps(flow)
-        UE_FLOWS,  //!< GetUeActiveFlows(flow)
+        UE_FLOWS,  //!< the tap's GetUeActiveFlows(flow)
         HOL,       //!< GetHolMs(UE)
-        RLC_BYTES, //!< GetRlcBytes(UE)
+        RLC_BYTES, //!< the tap's GetRlcBytes(UE)
     };
 
     /// A value read at a time, with what it should be.
@@ -151,7 +74,7 @@ class XrcEnbAgentTestCase : public TestCase
         m_checks.push_back({ms, read, index, expected});
     }
 
-    static double Get(const XrcEnbAgent& agent, Read read, uint32_t index)
+    static double Get(const CellGymBsTap& tap, const XrcEnbAgent& agent, Read read, uint32_t index)
     {
         switch (read)
         {
@@ -160,87 +83,103 @@ class XrcEnbAgentTestCase : public TestCase
             case FLOW_RATE:
                 return agent.GetFlowRateMbps(index);
             case UE_FLOWS:
-                return agent.GetUeActiveFlows(index);
+                return tap.GetUeActiveFlows(index);
             case HOL:
                 return agent.GetHolMs(index);
             case RLC_BYTES:
-                return agent.GetRlcBytes(index);
+                return tap.GetRlcBytes(index);
         }
         return NAN;
     }
 
-    void DoRun() override
+    Ptr<TestS1uDevice> m_dev;            //!< the S1-U stand-in
+    Ptr<CellGymBsTap> m_tap;             //!< the tap that feeds the agent
+    Ptr<XrcEnbAgent> m_agent;            //!< the agent under test
+    XrcUeStepStats m_step0;              //!< UE 0's step counters at 4.6 ms
+    XrcUeStepStats m_step1;              //!< UE 1's ...
+    XrcUeStepStats m_step0b;             //!< UE 0's step counters at 5.7 ms
+    Ptr<Packet> m_ack0;                  //!< flow 0's ACK at 5.6 ms
+    Ptr<Packet> m_ack2;                  //!< flow 2's ACK at 5.6 ms
+    Ptr<Packet> m_other;                 //!< an ACK of no flow at 5.6 ms
+    std::vector<uint32_t> m_uplinkFlows; //!< the flows the uplink hook saw
+
+    /// @brief Call `f` at `ms`.
+    static void Do(double ms, std::function<void()> f)
+    {
+        Simulator::Schedule(MicroSeconds(static_cast<int64_t>(ms * 1000)), f);
+    }
+
+    /// @brief The S1-U device receives the downlink packet `p` at `ms`.
+    void Rx(double ms, Ptr<Packet> p)
+    {
+        Ptr<TestS1uDevice> dev = m_dev;
+        Do(ms,
+           [dev, p]
+           {
+               dev->macRx(p);
+           });
+    }
+
+    /// The tap (1 ms TTIs, 10 ms activity timeout), the agent (a 4-TTI window), two UEs, three
+    /// flows.
+    void Build()
     {
         Ptr<Node> node = CreateObject<Node>();
-        Ptr<TestS1uDevice> dev = CreateObject<TestS1uDevice>();
+        m_dev = CreateObject<TestS1uDevice>();
+        Ptr<TestS1uDevice> dev = m_dev;
         node->AddDevice(dev);
-        Ptr<XrcEnbAgent> agent = CreateObject<XrcEnbAgent>();
+        m_tap = CreateObject<CellGymBsTap>();
+        Ptr<CellGymBsTap> tap = m_tap;
+        tap->SetActiveTimeoutMs(10);
+        m_agent = CreateObject<XrcEnbAgent>();
+        Ptr<XrcEnbAgent> agent = m_agent;
         agent->SetWindowTtis(4);
-        agent->SetActiveTimeoutMs(10);
-        agent->InstallRadio(TestRadio(), dev, dev);
-        const uint32_t ue0 = agent->AddUe(
+        agent->Attach(tap);
+        tap->InstallRadio(TestRadio(), dev, dev);
+        const uint32_t ue0 = tap->AddUe(
             []
             {
                 return uint16_t{7};
             });
-        const uint32_t ue1 = agent->AddUe(
+        const uint32_t ue1 = tap->AddUe(
             []
             {
                 return uint16_t{8};
             });
         NS_TEST_ASSERT_MSG_EQ(ue0, 0, "first UE");
         NS_TEST_ASSERT_MSG_EQ(ue1, 1, "second UE");
-        agent->AddFlow(0, 0, Ipv4Address("1.0.0.1"));
-        agent->AddFlow(1, 0, Ipv4Address("1.0.0.2"));
-        agent->AddFlow(2, 1, Ipv4Address("7.0.0.3"), 5000);
-        NS_TEST_ASSERT_MSG_EQ(agent->GetFlowUe(2), 1, "flow 2 is UE 1's");
-        NS_TEST_ASSERT_MSG_EQ(agent->GetTti(), MilliSeconds(1), "the radio's TTI");
+        tap->AddFlow(0, 0, Ipv4Address("1.0.0.1"));
+        tap->AddFlow(1, 0, Ipv4Address("1.0.0.2"));
+        tap->AddFlow(2, 1, Ipv4Address("7.0.0.3"), 5000);
+    }
 
-        std::vector<XrcEnbAgent::TtiAllocation> alloc15;
-        double usable15 = -1;
-        agent->SetTtiHook(
-            [&](const std::vector<XrcEnbAgent::TtiAllocation>& a, double usable)
-            {
-                if (Simulator::Now() == MicroSeconds(1500))
-                {
-                    alloc15 = a;
-                    usable15 = usable;
-                }
-            });
-        auto rx = [dev](double ms, Ptr<Packet> p)
-        {
-            Simulator::Schedule(MicroSeconds(static_cast<int64_t>(ms * 1000)),
-                                [dev, p]
-                                {
-                                    dev->macRx(p);
-                                });
-        };
-        auto at = [](double ms, std::function<void()> f)
-        {
-            Simulator::Schedule(MicroSeconds(static_cast<int64_t>(ms * 1000)), f);
-        };
-
+    /// Capacity window, idle-RB share and fair share: the transport blocks and downlink packets.
+    void ScheduleCapacity()
+    {
+        Ptr<TestS1uDevice> dev = m_dev;
+        Ptr<CellGymBsTap> tap = m_tap;
+        Ptr<XrcEnbAgent> agent = m_agent;
         // 0.1 ms: downlink packets of flow 0 and of flow 2 (the same server, UE 1's end).
-        rx(0.1, Gtpu("1.0.0.1", 80, "7.0.0.2", 6000));
-        rx(0.1, Gtpu("1.0.0.1", 80, "7.0.0.3", 5000));
+        Rx(0.1, Gtpu("1.0.0.1", 80, "7.0.0.2", 6000));
+        Rx(0.1, Gtpu("1.0.0.1", 80, "7.0.0.3", 5000));
         // 1 ms: UE 0 a new TB of 300 B at MCS 10 (3 RBs) and a second-layer TB of 200 B (new
         // capacity, no RBs); UE 1 a HARQ retransmission of 400 B at MCS 20 (2 RBs, no capacity,
         // and no MCS for it yet).
-        at(1,
-           [agent]
+        Do(1,
+           [tap]
            {
-               agent->OnTransportBlock(7, 10, 300, true, true);
-               agent->OnTransportBlock(7, 10, 200, false, true);
-               agent->OnTransportBlock(8, 20, 400, true, false);
-               agent->OnTransportBlock(99, 20, 4000, true, true); // an unknown RNTI: ignored
+               tap->OnTransportBlock(7, 10, 300, true, true);
+               tap->OnTransportBlock(7, 10, 200, false, true);
+               tap->OnTransportBlock(8, 20, 400, true, false);
+               tap->OnTransportBlock(99, 20, 4000, true, true); // an unknown RNTI: ignored
            });
         // TTI closing at 1.5: used 3 + 2 = 5 of 10, idle 5; both UEs have an active flow, so
         // each is offered 5 / 2 = 2.5 RBs. UE 0: 500 + 2.5 x 100 = 750 B; UE 1: no MCS, 0 B.
         // 2 ms: UE 1 a new TB of 400 B at MCS 20 (2 RBs).
-        at(2,
-           [agent]
+        Do(2,
+           [tap]
            {
-               agent->OnTransportBlock(8, 20, 400, true, true);
+               tap->OnTransportBlock(8, 20, 400, true, true);
            });
         // 2.5: idle 8, 4 RBs each. UE 0: 4 x 100 = 400; UE 1: 400 + 4 x 200 = 1200.
         // 3.5 and 4.5: idle 10, 5 RBs each. UE 0: 500; UE 1: 1000.
@@ -258,17 +197,15 @@ class XrcEnbAgentTestCase : public TestCase
         // The step's counters over TTIs 0.5 to 4.5 (5 ms; TTI 0.5 offered 0 B, no MCS known
         // yet): UE 0 capacity 2150 B -> 3.44 Mbit/s, new TBs 500 B -> 0.8 Mbit/s; UE 1 3200 B ->
         // 5.12, new TBs 400 B -> 0.64 (the retransmission does not count).
-        XrcUeStepStats step0;
-        XrcUeStepStats step1;
-        at(4.6,
-           [&, agent]
+        Do(4.6,
+           [this, agent]
            {
-               step0 = agent->TakeStepStats(0);
-               step1 = agent->TakeStepStats(1);
+               m_step0 = agent->TakeStepStats(0);
+               m_step1 = agent->TakeStepStats(1);
            });
         // 5.0: flow 1's first packet: UE 0 has two active flows; until the next TTI closes the
         // capacity stays 4.3, so flows 0 and 1 get 2.15 each.
-        rx(5.0, Gtpu("1.0.0.2", 80, "7.0.0.2", 6001));
+        Rx(5.0, Gtpu("1.0.0.2", 80, "7.0.0.2", 6001));
         At(5.1, FLOW_RATE, 0, 2.15); // flow 0 rate, two flows
         At(5.1, FLOW_RATE, 1, 2.15); // flow 1 rate, active
         At(5.1, UE_FLOWS, 0, 2);     // UE 0 active flows
@@ -276,51 +213,66 @@ class XrcEnbAgentTestCase : public TestCase
         // 1.9 per flow. UE 1: 0 leaves, 1000 enters: 4200 B = 8.4 Mbit/s.
         At(5.6, FLOW_RATE, 0, 1.9); // flow 0 rate, window slid
         At(5.6, FLOW_RATE, 2, 8.4); // flow 2 rate, window slid
+    }
+
+    /// The head of line as the watch tells its changes, and the buffer reports.
+    void ScheduleHol()
+    {
+        Ptr<TestS1uDevice> dev = m_dev;
+        Ptr<CellGymBsTap> tap = m_tap;
+        Ptr<XrcEnbAgent> agent = m_agent;
         // HoL: the exact age of the head of UE 0's data bearer, as the watch tells its changes.
         // 0.2: an SDU arrives at the empty queue (the head since 0.2). Buffer reports at 5.2
         // (5000 B, 12 ms) and 5.4 (2000 B, 8 ms) give the queue; their whole-ms HoL is not used.
         // 5.3: the head leaves at 5.1 ms of age, the next arrived at 3.05. At 5.45 the head is
         // 2.4 ms old; UE 1 has none.
-        at(0.2,
-           [agent]
+        Do(0.2,
+           [tap]
            {
-               agent->OnHeadOfLine(7, 3, MicroSeconds(200));
+               tap->OnHeadOfLine(7, 3, MicroSeconds(200));
            });
         At(4.6, HOL, 0, 4.4); // UE 0 HoL, the first head (4.6 - 0.2)
-        at(5.2,
-           [agent]
+        Do(5.2,
+           [tap]
            {
-               agent->OnBufferStatus(7, 3, 5000, 12);
+               tap->OnBufferStatus(7, 3, 5000, 12);
            });
-        at(5.3,
-           [agent]
+        Do(5.3,
+           [tap]
            {
-               agent->OnHeadOfLine(7, 3, MicroSeconds(3050));
+               tap->OnHeadOfLine(7, 3, MicroSeconds(3050));
            });
-        at(5.4,
-           [agent]
+        Do(5.4,
+           [tap]
            {
-               agent->OnBufferStatus(7, 3, 2000, 8);
-               agent->OnBufferStatus(99, 3, 9999, 99);        // an unknown RNTI: ignored
-               agent->OnHeadOfLine(99, 3, MicroSeconds(100)); // ignored too
+               tap->OnBufferStatus(7, 3, 2000, 8);
+               tap->OnBufferStatus(99, 3, 9999, 99);        // an unknown RNTI: ignored
+               tap->OnHeadOfLine(99, 3, MicroSeconds(100)); // ignored too
            });
         At(5.45, HOL, 0, 2.4);        // UE 0 HoL (5.45 - 3.05)
         At(5.45, RLC_BYTES, 0, 2000); // UE 0 RLC bytes
         At(5.45, HOL, 1, 0);          // UE 1 HoL
+    }
+
+    /// The feedback tags on the uplink ACKs, a drained buffer, the idle window.
+    void ScheduleFeedback()
+    {
+        Ptr<TestS1uDevice> dev = m_dev;
+        Ptr<CellGymBsTap> tap = m_tap;
+        Ptr<XrcEnbAgent> agent = m_agent;
         // 5.6: uplink ACKs leave with the feedback of their flow: flow 0 (UE 0's end, to server
         // 1.0.0.1): 1.9 Mbit/s, HoL 2.55 ms; flow 2 (UE 1's end 7.0.0.3:5000): 8.4, HoL 0; a packet
         // of no declared flow gets no tag.
-        Ptr<Packet> ack0 = Gtpu("7.0.0.2", 6000, "1.0.0.1", 80);
-        Ptr<Packet> ack2 = Gtpu("7.0.0.3", 5000, "1.0.0.1", 80);
-        Ptr<Packet> other = Gtpu("7.0.0.9", 1, "2.0.0.9", 80);
-        std::vector<uint32_t> uplinkFlows;
-        agent->AddPacketHooks(nullptr,
-                              [&uplinkFlows](uint32_t flow, Ptr<const Packet>)
-                              {
-                                  uplinkFlows.push_back(flow);
-                              });
-        at(5.6,
-           [dev, ack0, ack2, other]
+        m_ack0 = Gtpu("7.0.0.2", 6000, "1.0.0.1", 80);
+        m_ack2 = Gtpu("7.0.0.3", 5000, "1.0.0.1", 80);
+        m_other = Gtpu("7.0.0.9", 1, "2.0.0.9", 80);
+        tap->AddPacketHooks(nullptr,
+                            [this](uint32_t flow, Ptr<const Packet>)
+                            {
+                                m_uplinkFlows.push_back(flow);
+                            });
+        Do(5.6,
+           [dev, ack0 = m_ack0, ack2 = m_ack2, other = m_other]
            {
                dev->macTx(ack0);
                dev->macTx(ack2);
@@ -328,17 +280,16 @@ class XrcEnbAgentTestCase : public TestCase
            });
         // The step from 4.6 to 5.7 holds one TTI (5.5): 500 B in 1 ms = 4.0 Mbit/s; HoL 2.65
         // (5.7 - 3.05), its maximum 5.1 (the head that left at 5.3), 2000 B queued.
-        XrcUeStepStats step0b;
-        at(5.7,
-           [&, agent]
+        Do(5.7,
+           [this, agent]
            {
-               step0b = agent->TakeStepStats(0);
+               m_step0b = agent->TakeStepStats(0);
            });
         // 5.8: the buffer ran empty: HoL and queue drop to 0 (no report says so).
-        at(5.8,
-           [agent]
+        Do(5.8,
+           [tap]
            {
-               agent->OnBufferDrained(7, 3);
+               tap->OnBufferDrained(7, 3);
            });
         At(5.9, HOL, 0, 0);       // UE 0 HoL after draining
         At(5.9, RLC_BYTES, 0, 0); // UE 0 RLC bytes after draining
@@ -350,19 +301,11 @@ class XrcEnbAgentTestCase : public TestCase
         At(19.6, FLOW_RATE, 1, 8.0);  // flow 1 rate, all idle
         At(19.6, FLOW_RATE, 2, 16.0); // flow 2 rate, all idle
         At(19.6, UE_FLOWS, 0, 1);     // UE 0 flows when idle
+    }
 
-        for (auto& c : m_checks)
-        {
-            Simulator::Schedule(MicroSeconds(static_cast<int64_t>(std::lround(c.at * 1000))),
-                                [&c, agent]
-                                {
-                                    c.got = Get(*agent, c.read, c.index);
-                                });
-        }
-        Simulator::Stop(MilliSeconds(20));
-        Simulator::Run();
-        Simulator::Destroy();
-
+    /// Every At() read, against its expected value.
+    void CheckReads()
+    {
         for (const auto& c : m_checks)
         {
             // Read (enum Read) of index at ms: the comment beside the At() call says what.
@@ -373,44 +316,70 @@ class XrcEnbAgentTestCase : public TestCase
                                       "read " << c.read << " of " << c.index << " at " << c.at
                                               << " ms");
         }
-        // The TTI hook at 1.5: UE 0 3 new RBs (the second layer occupies none) of 500 B; UE 1
-        // 2 retransmitted RBs; all 10 RBs would carry 1000 B at UE 0's MCS 10, 0 B for UE 1.
-        NS_TEST_ASSERT_MSG_EQ(alloc15.size(), 2, "one allocation per UE");
-        NS_TEST_EXPECT_MSG_EQ(usable15, 10, "usable RBs");
-        NS_TEST_EXPECT_MSG_EQ(alloc15[0].newRbs, 3, "UE 0 new RBs");
-        NS_TEST_EXPECT_MSG_EQ(alloc15[0].newBytes, 500, "UE 0 new bytes");
-        NS_TEST_EXPECT_MSG_EQ(alloc15[0].retxRbs, 0, "UE 0 retransmitted RBs");
-        NS_TEST_EXPECT_MSG_EQ(alloc15[0].fullBytes, 1000, "UE 0 full-cell bytes");
-        NS_TEST_EXPECT_MSG_EQ(alloc15[1].newRbs, 0, "UE 1 new RBs");
-        NS_TEST_EXPECT_MSG_EQ(alloc15[1].retxRbs, 2, "UE 1 retransmitted RBs");
-        NS_TEST_EXPECT_MSG_EQ(alloc15[1].fullBytes, 0, "UE 1 has no MCS yet");
+    }
+
+    /// The step counters.
+    void CheckSteps()
+    {
         // The step counters.
-        NS_TEST_EXPECT_MSG_EQ_TOL(step0.capacityMbps, 3.44, 1e-9, "UE 0 step capacity");
-        NS_TEST_EXPECT_MSG_EQ_TOL(step0.txMbps, 0.8, 1e-9, "UE 0 step new-TB rate");
-        NS_TEST_EXPECT_MSG_EQ_TOL(step1.capacityMbps, 5.12, 1e-9, "UE 1 step capacity");
-        NS_TEST_EXPECT_MSG_EQ_TOL(step1.txMbps, 0.64, 1e-9, "UE 1 step new-TB rate");
-        NS_TEST_EXPECT_MSG_EQ_TOL(step0.holMs, 4.4, 1e-9, "the first head's age at 4.6");
-        NS_TEST_EXPECT_MSG_EQ_TOL(step0.holMaxMs, 4.4, 1e-9, "no head left before 4.6");
-        NS_TEST_EXPECT_MSG_EQ_TOL(step0b.capacityMbps, 4.0, 1e-9, "one TTI's capacity");
-        NS_TEST_EXPECT_MSG_EQ(step0b.txMbps, 0, "no new TB in that TTI");
-        NS_TEST_EXPECT_MSG_EQ_TOL(step0b.holMs, 2.65, 1e-9, "the head's age at the step's end");
-        NS_TEST_EXPECT_MSG_EQ_TOL(step0b.holMaxMs, 5.1, 1e-9, "the step's largest HoL");
-        NS_TEST_EXPECT_MSG_EQ(step0b.rlcBytes, 2000, "the latest queue");
-        NS_TEST_EXPECT_MSG_EQ(step0b.rlcDrops, 0, "no drop");
+        NS_TEST_EXPECT_MSG_EQ_TOL(m_step0.capacityMbps, 3.44, 1e-9, "UE 0 step capacity");
+        NS_TEST_EXPECT_MSG_EQ_TOL(m_step0.txMbps, 0.8, 1e-9, "UE 0 step new-TB rate");
+        NS_TEST_EXPECT_MSG_EQ_TOL(m_step1.capacityMbps, 5.12, 1e-9, "UE 1 step capacity");
+        NS_TEST_EXPECT_MSG_EQ_TOL(m_step1.txMbps, 0.64, 1e-9, "UE 1 step new-TB rate");
+        NS_TEST_EXPECT_MSG_EQ_TOL(m_step0.holMs, 4.4, 1e-9, "the first head's age at 4.6");
+        NS_TEST_EXPECT_MSG_EQ_TOL(m_step0.holMaxMs, 4.4, 1e-9, "no head left before 4.6");
+        NS_TEST_EXPECT_MSG_EQ_TOL(m_step0b.capacityMbps, 4.0, 1e-9, "one TTI's capacity");
+        NS_TEST_EXPECT_MSG_EQ(m_step0b.txMbps, 0, "no new TB in that TTI");
+        NS_TEST_EXPECT_MSG_EQ_TOL(m_step0b.holMs, 2.65, 1e-9, "the head's age at the step's end");
+        NS_TEST_EXPECT_MSG_EQ_TOL(m_step0b.holMaxMs, 5.1, 1e-9, "the step's largest HoL");
+        NS_TEST_EXPECT_MSG_EQ(m_step0b.rlcBytes, 2000, "the latest queue");
+        NS_TEST_EXPECT_MSG_EQ(m_step0b.rlcDrops, 0, "no drop");
+    }
+
+    /// The feedback tags and the uplink hook.
+    void CheckTags()
+    {
         // The feedback tags.
         XrcFeedbackTag tag;
-        NS_TEST_ASSERT_MSG_EQ(ack0->PeekPacketTag(tag), true, "flow 0's ACK is tagged");
+        NS_TEST_ASSERT_MSG_EQ(m_ack0->PeekPacketTag(tag), true, "flow 0's ACK is tagged");
         NS_TEST_EXPECT_MSG_EQ_TOL(tag.rateMbps, 1.9, 1e-9, "flow 0's fair share");
         NS_TEST_EXPECT_MSG_EQ_TOL(tag.holMs, 2.55, 1e-9, "UE 0's HoL (5.6 - 3.05)");
         NS_TEST_EXPECT_MSG_EQ_TOL(tag.stampS, 0.0056, 1e-12, "the time it left");
-        NS_TEST_ASSERT_MSG_EQ(ack2->PeekPacketTag(tag), true, "flow 2's ACK is tagged");
+        NS_TEST_ASSERT_MSG_EQ(m_ack2->PeekPacketTag(tag), true, "flow 2's ACK is tagged");
         NS_TEST_EXPECT_MSG_EQ_TOL(tag.rateMbps, 8.4, 1e-9, "flow 2's fair share");
         NS_TEST_EXPECT_MSG_EQ(tag.holMs, 0, "UE 1's HoL");
-        NS_TEST_EXPECT_MSG_EQ(other->PeekPacketTag(tag), false, "no flow, no tag");
-        NS_TEST_ASSERT_MSG_EQ(uplinkFlows.size(), 2, "the uplink hook sees the two flows");
-        NS_TEST_EXPECT_MSG_EQ(uplinkFlows[0], 0, "flow 0 first");
-        NS_TEST_EXPECT_MSG_EQ(uplinkFlows[1], 2, "flow 2 by its UE end");
+        NS_TEST_EXPECT_MSG_EQ(m_other->PeekPacketTag(tag), false, "no flow, no tag");
+        NS_TEST_ASSERT_MSG_EQ(m_uplinkFlows.size(), 2, "the uplink hook sees the two flows");
+        NS_TEST_EXPECT_MSG_EQ(m_uplinkFlows[0], 0, "flow 0 first");
+        NS_TEST_EXPECT_MSG_EQ(m_uplinkFlows[1], 2, "flow 2 by its UE end");
+    }
+
+    void DoRun() override
+    {
+        Build();
+        ScheduleCapacity();
+        ScheduleHol();
+        ScheduleFeedback();
+        Ptr<CellGymBsTap> tap = m_tap;
+        Ptr<XrcEnbAgent> agent = m_agent;
+        for (auto& c : m_checks)
+        {
+            Simulator::Schedule(MicroSeconds(static_cast<int64_t>(std::lround(c.at * 1000))),
+                                [&c, tap, agent]
+                                {
+                                    c.got = Get(*tap, *agent, c.read, c.index);
+                                });
+        }
+        Simulator::Stop(MilliSeconds(20));
+        Simulator::Run();
+        Simulator::Destroy();
+        CheckReads();
+        CheckSteps();
+        CheckTags();
         m_checks.clear();
+        m_dev = nullptr;
+        m_tap = nullptr;
+        m_agent = nullptr;
     }
 };
 

@@ -162,6 +162,148 @@ class RlcWatchHeadTestCase : public TestCase
         w.EndTxOp(7, 3, bytes);
     }
 
+    XrcRlcWatch m_w;                                  //!< the watch under test
+    std::vector<std::pair<int64_t, int64_t>> m_heads; //!< (time, new head's arrival or -1), us
+    std::vector<int64_t> m_sojourns;                  //!< the SDUs' sojourns, us
+    uint32_t m_drains{0};                             //!< buffers drained
+    std::optional<Time> m_head500;                    //!< the head at 500 us
+    uint32_t m_bytes500{0};                           //!< the queue at 500 us
+    std::optional<Time> m_head800;                    //!< the head at 800 us
+    uint32_t m_bytes800{0};                           //!< the queue at 800 us
+
+    /// The watch's callbacks write down its head changes, sojourns and drains.
+    void Watch()
+    {
+        m_w.head = [this](uint16_t rnti, uint8_t lcid, std::optional<Time> since)
+        {
+            m_heads.emplace_back(Simulator::Now().GetMicroSeconds(),
+                                 since ? since->GetMicroSeconds() : -1);
+        };
+        m_w.sojourn = [this](uint16_t, uint8_t, Time t)
+        {
+            m_sojourns.push_back(t.GetMicroSeconds());
+        };
+        m_w.drain = [this](uint16_t, uint8_t)
+        {
+            ++m_drains;
+        };
+    }
+
+    /// Two SDUs arrive at an empty queue; the head is segmented, then both leave.
+    void ScheduleFirstQueue()
+    {
+        // 100 us: an SDU of 1000 B reaches the empty queue; the RLC reports 1000 + 2 at once:
+        // head since 100 (event 1).
+        At(100,
+           [this]
+           {
+               m_w.Report(7, 3, 1002, 0);
+           });
+        // 350: an SDU of 500 B: 1002 + 502 = 1504; the head stays. 400: the RLC's timer
+        // reports the same 1504: nothing arrived. A signalling bearer's report is not copied.
+        At(350,
+           [this]
+           {
+               m_w.Report(7, 3, 1504, 0);
+           });
+        At(400,
+           [this]
+           {
+               m_w.Report(7, 3, 1504, 0);
+               m_w.Report(7, 1, 70, 0);
+           });
+        // 500: an opportunity of 600 B; the RLC segments the head: a PDU of 2 + 598. The head's
+        // rest (402 B) keeps its arrival: 402 + 2 + 500 + 2 = 906 as the RLC would report.
+        At(500,
+           [this]
+           {
+               Op(m_w, 600, 600);
+               m_w.SduLeft(7, 3, MicroSeconds(100)); // the head's first byte left after 400 us
+               m_head500 = m_w.HeadSince(7, 3);
+               m_bytes500 = m_w.QueuedBytes(7, 3);
+           });
+        // 625 (the next slot): 1000 B offered; the RLC sends the rest and the second SDU,
+        // 2 + 2 + 402 + 500 = 906 (n = 1 fields would hold 904 > 402 B; n = 2 hold 902 = 902):
+        // the queue is empty (event 2), the opportunity drained it (906 + 4 < 1000).
+        At(625,
+           [this]
+           {
+               Op(m_w, 1000, 906);
+               m_w.SduLeft(7, 3, MicroSeconds(350));
+           });
+    }
+
+    /// Three SDUs; a PDU takes the first and part of the second; the reports shrink the queue.
+    void ScheduleSecondQueue()
+    {
+        // 700, 710, 720: SDUs of 1200, 1400 and 60 B (reports 1202, 2604, 2666): head since
+        // 700 (event 3).
+        At(700,
+           [this]
+           {
+               m_w.Report(7, 3, 1202, 0);
+           });
+        At(710,
+           [this]
+           {
+               m_w.Report(7, 3, 2604, 0);
+           });
+        At(720,
+           [this]
+           {
+               m_w.Report(7, 3, 2666, 0);
+           });
+        // 750: a PDU of 2000 B: 2 fields, 4 + 1996 bytes: the first SDU whole and 796 B of the
+        // second: head since 710 (event 4), 604 + 2 + 60 + 2 = 668 queued.
+        At(750,
+           [this]
+           {
+               Op(m_w, 2000, 2000);
+           });
+        At(800,
+           [this]
+           {
+               m_head800 = m_w.HeadSince(7, 3);
+               m_bytes800 = m_w.QueuedBytes(7, 3);
+           });
+        // 875: the RLC reports 62 B, less than the copy's 668: 606 B left from the front (the
+        // second SDU's rest with its estimate): head since 720 (event 5).
+        At(875,
+           [this]
+           {
+               m_w.Report(7, 3, 62, 0);
+           });
+        // 1000: the RLC reports an empty queue: no head (event 6).
+        At(1000,
+           [this]
+           {
+               m_w.Report(7, 3, 0, 0);
+           });
+    }
+
+    /// The heads, queues, drains and sojourns seen.
+    void CheckHeads()
+    {
+        NS_TEST_ASSERT_MSG_EQ(m_head500.has_value(), true, "a head at 500 us");
+        NS_TEST_EXPECT_MSG_EQ(m_head500->GetMicroSeconds(), 100, "the segmented head's arrival");
+        NS_TEST_EXPECT_MSG_EQ(m_bytes500, 906, "the rest and the second SDU, as reported");
+        NS_TEST_ASSERT_MSG_EQ(m_head800.has_value(), true, "a head at 800 us");
+        NS_TEST_EXPECT_MSG_EQ(m_head800->GetMicroSeconds(), 710, "the second SDU of three");
+        NS_TEST_EXPECT_MSG_EQ(m_bytes800, 668, "its rest and the third");
+        NS_TEST_EXPECT_MSG_EQ(m_drains, 1, "the 1000-B opportunity drained the buffer");
+        const std::vector<std::pair<int64_t, int64_t>> want{
+            {100, 100}, {625, -1}, {700, 700}, {750, 710}, {875, 720}, {1000, -1}};
+        NS_TEST_ASSERT_MSG_EQ(m_heads.size(), want.size(), "six head changes");
+        for (std::size_t i = 0; i < want.size(); ++i)
+        {
+            NS_TEST_EXPECT_MSG_EQ(m_heads[i].first, want[i].first, "time of head change " << i);
+            NS_TEST_EXPECT_MSG_EQ(m_heads[i].second, want[i].second, "head of change " << i);
+        }
+        NS_TEST_ASSERT_MSG_EQ(m_sojourns.size(), 2, "two SDUs' first bytes left");
+        NS_TEST_EXPECT_MSG_EQ(m_sojourns[0], 400, "the first SDU's sojourn");
+        NS_TEST_EXPECT_MSG_EQ(m_sojourns[1], 275, "the second's");
+    }
+
     void DoRun() override
     {
         // The RLC UM header of a PDU of n fields: 2 fixed bytes, then 2, 1, 2, ... bytes per
@@ -170,133 +312,12 @@ class RlcWatchHeadTestCase : public TestCase
         NS_TEST_EXPECT_MSG_EQ(XrcRlcWatch::UmHeaderBytes(2), 4, "two fields");
         NS_TEST_EXPECT_MSG_EQ(XrcRlcWatch::UmHeaderBytes(3), 5, "three fields");
         NS_TEST_EXPECT_MSG_EQ(XrcRlcWatch::UmHeaderBytes(4), 7, "four fields");
-
-        XrcRlcWatch w;
-        // (time, new head's arrival or -1 when empty), in us
-        std::vector<std::pair<int64_t, int64_t>> heads;
-        w.head = [&heads](uint16_t rnti, uint8_t lcid, std::optional<Time> since)
-        {
-            heads.emplace_back(Simulator::Now().GetMicroSeconds(),
-                               since ? since->GetMicroSeconds() : -1);
-        };
-        std::vector<int64_t> sojourns; // us
-        w.sojourn = [&sojourns](uint16_t, uint8_t, Time t)
-        {
-            sojourns.push_back(t.GetMicroSeconds());
-        };
-        uint32_t drains = 0;
-        w.drain = [&drains](uint16_t, uint8_t)
-        {
-            ++drains;
-        };
-        std::optional<Time> head500;
-        uint32_t bytes500 = 0;
-        std::optional<Time> head800;
-        uint32_t bytes800 = 0;
-
-        // 100 us: an SDU of 1000 B reaches the empty queue; the RLC reports 1000 + 2 at once:
-        // head since 100 (event 1).
-        At(100,
-           [&w]
-           {
-               w.Report(7, 3, 1002, 0);
-           });
-        // 350: an SDU of 500 B: 1002 + 502 = 1504; the head stays. 400: the RLC's timer
-        // reports the same 1504: nothing arrived. A signalling bearer's report is not copied.
-        At(350,
-           [&w]
-           {
-               w.Report(7, 3, 1504, 0);
-           });
-        At(400,
-           [&w]
-           {
-               w.Report(7, 3, 1504, 0);
-               w.Report(7, 1, 70, 0);
-           });
-        // 500: an opportunity of 600 B; the RLC segments the head: a PDU of 2 + 598. The head's
-        // rest (402 B) keeps its arrival: 402 + 2 + 500 + 2 = 906 as the RLC would report.
-        At(500,
-           [&w, &head500, &bytes500]
-           {
-               Op(w, 600, 600);
-               w.SduLeft(7, 3, MicroSeconds(100)); // the head's first byte left after 400 us
-               head500 = w.HeadSince(7, 3);
-               bytes500 = w.QueuedBytes(7, 3);
-           });
-        // 625 (the next slot): 1000 B offered; the RLC sends the rest and the second SDU,
-        // 2 + 2 + 402 + 500 = 906 (n = 1 fields would hold 904 > 402 B; n = 2 hold 902 = 902):
-        // the queue is empty (event 2), the opportunity drained it (906 + 4 < 1000).
-        At(625,
-           [&w]
-           {
-               Op(w, 1000, 906);
-               w.SduLeft(7, 3, MicroSeconds(350));
-           });
-        // 700, 710, 720: SDUs of 1200, 1400 and 60 B (reports 1202, 2604, 2666): head since
-        // 700 (event 3).
-        At(700,
-           [&w]
-           {
-               w.Report(7, 3, 1202, 0);
-           });
-        At(710,
-           [&w]
-           {
-               w.Report(7, 3, 2604, 0);
-           });
-        At(720,
-           [&w]
-           {
-               w.Report(7, 3, 2666, 0);
-           });
-        // 750: a PDU of 2000 B: 2 fields, 4 + 1996 bytes: the first SDU whole and 796 B of the
-        // second: head since 710 (event 4), 604 + 2 + 60 + 2 = 668 queued.
-        At(750,
-           [&w]
-           {
-               Op(w, 2000, 2000);
-           });
-        At(800,
-           [&w, &head800, &bytes800]
-           {
-               head800 = w.HeadSince(7, 3);
-               bytes800 = w.QueuedBytes(7, 3);
-           });
-        // 875: the RLC reports 62 B, less than the copy's 668: 606 B left from the front (the
-        // second SDU's rest with its estimate): head since 720 (event 5).
-        At(875,
-           [&w]
-           {
-               w.Report(7, 3, 62, 0);
-           });
-        // 1000: the RLC reports an empty queue: no head (event 6).
-        At(1000,
-           [&w]
-           {
-               w.Report(7, 3, 0, 0);
-           });
+        Watch();
+        ScheduleFirstQueue();
+        ScheduleSecondQueue();
         Simulator::Run();
         Simulator::Destroy();
-
-        NS_TEST_ASSERT_MSG_EQ(head500.has_value(), true, "a head at 500 us");
-        NS_TEST_EXPECT_MSG_EQ(head500->GetMicroSeconds(), 100, "the segmented head's arrival");
-        NS_TEST_EXPECT_MSG_EQ(bytes500, 906, "the rest and the second SDU, as reported");
-        NS_TEST_ASSERT_MSG_EQ(head800.has_value(), true, "a head at 800 us");
-        NS_TEST_EXPECT_MSG_EQ(head800->GetMicroSeconds(), 710, "the second SDU of three");
-        NS_TEST_EXPECT_MSG_EQ(bytes800, 668, "its rest and the third");
-        NS_TEST_EXPECT_MSG_EQ(drains, 1, "the 1000-B opportunity drained the buffer");
-        const std::vector<std::pair<int64_t, int64_t>> want{
-            {100, 100}, {625, -1}, {700, 700}, {750, 710}, {875, 720}, {1000, -1}};
-        NS_TEST_ASSERT_MSG_EQ(heads.size(), want.size(), "six head changes");
-        for (std::size_t i = 0; i < want.size(); ++i)
-        {
-            NS_TEST_EXPECT_MSG_EQ(heads[i].first, want[i].first, "time of head change " << i);
-            NS_TEST_EXPECT_MSG_EQ(heads[i].second, want[i].second, "head of change " << i);
-        }
-        NS_TEST_ASSERT_MSG_EQ(sojourns.size(), 2, "two SDUs' first bytes left");
-        NS_TEST_EXPECT_MSG_EQ(sojourns[0], 400, "the first SDU's sojourn");
-        NS_TEST_EXPECT_MSG_EQ(sojourns[1], 275, "the second's");
+        CheckHeads();
     }
 };
 

@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = ("cellgym", "envs", "agents", "baselines", "configs", "evaluation", "workflows")
 #: The scenario program's step loop: its observation columns and record header.
 STEP_LOOP = ROOT / "ns3-scenarios" / "helper" / "cellgym-step-loop.cc"
-SENDER_APP = ROOT / "ns3-scenarios" / "model" / "cellgym-sender-app.cc"
+#: The congestion controls the sender app is created with (the C++ side of the registry).
+CCA_TABLE = ROOT / "ns3-scenarios" / "model" / "cellgym-cca-table.cc"
 
 
 def _cpp_string_array(source: str, name: str) -> tuple[str, ...]:
@@ -34,7 +35,14 @@ def test_cpp_record_fields_match_python():
 
 
 def test_cpp_congestion_controls_match_the_registry():
-    pairs = dict(re.findall(r'\{"(\w+)",\s*"(ns3::\w+)"\}', SENDER_APP.read_text()))
+    entries = re.findall(
+        r'\{"(\w+)",\s*\{"(ns3::\w+)"(?:,\s*CcaPacing::(\w+))?\}\}', CCA_TABLE.read_text()
+    )
+    pairs = {name: type_id for name, type_id, _ in entries}
+    # Only BBR always paces and only the agent's flows pace by command; every other sender paces
+    # by its own rule (the explicit senders state it through CellGymExplicitSender).
+    pacing = {name: how for name, _, how in entries if how}
+    assert pacing == {"bbr": "ALWAYS", vocab.AGENT_CCA: "COMMANDED"}
     want = {
         c.name: c.ns3_type
         for c in controllers.CONTROLLERS.values()

@@ -230,3 +230,45 @@ def test_a_short_queue_gets_the_whole_trace_below_one_full_band_block(backend):
     assert steady.mean() >= 0.98, f"{backend}: {np.round(share, 3)}"
     if backend == "ns3":
         assert np.all(steady >= 0.98), f"{backend}: {np.round(share, 3)}"
+
+
+def _nr_payload_bytes(backend: str, cca: str, level_mbps: float, sim_time_s: float) -> float:
+    """Bytes flow 0's receiver got on the NR cell replaying ``level_mbps`` throughout."""
+    levels = {"levels_mbps": [level_mbps], "hold_s": 1.0, "order": "cycle", "duration_s": 30.0}
+    spec = load_scenario(
+        "traces/steps",
+        sim_time_s=sim_time_s,
+        channel={"params": levels},
+        flows=[{"ue": 0, "cca": cca, "traffic": "bulk"}],
+        cell=NR_CELL,
+    )
+    if backend == "ns3" and NR_MISSING:
+        pytest.skip(NR_MISSING)
+    session = open_session(spec, SEED, backend=backend)
+    raw = session.start()
+    rx = 0.0
+    try:
+        while not raw.done:
+            raw = session.step(np.zeros((len(spec.agent_flows), 2)))
+            rx += float(raw.flows[0, FLOW["rx_bytes"]])
+    finally:
+        session.close()
+    return rx
+
+
+@pytest.mark.ns3
+@pytest.mark.parametrize(
+    ("cca", "level_mbps", "sim_time_s"), [("newreno", 0.15, 4.0), ("xrc", 1.0, 3.0)]
+)
+def test_an_nr_trace_cell_serves_a_short_queue_the_whole_trace(cca, level_mbps, sim_time_s):
+    # 5G-LENA gives a UE RBGs until the fixed MCS's TB holds its buffer, so a short queue holds a
+    # few of the slot's RBG-symbols. The trace scheduler shares the slot's trace bytes among the
+    # RBG-symbols assigned (not the slot's): a lone UE gets the whole trace, as on the twin.
+    # Before, its share was of the whole slot: at 0.15 Mbit/s (9 bytes per 0.5 ms slot) NewReno's
+    # receiver got 8.7 kB in 4 s on ns-3 against 46.3 kB on the twin (the Irish static session's
+    # first seconds starved: the NR calibration row's utilization 0.000), and XRC at 1 Mbit/s
+    # 0.79 of the twin's bytes; with it 0.97 and 0.97.
+    ns3 = _nr_payload_bytes("ns3", cca, level_mbps, sim_time_s)
+    fast = _nr_payload_bytes("fast", cca, level_mbps, sim_time_s)
+    assert ns3 >= 0.9 * fast, f"{cca} at {level_mbps} Mbit/s: ns-3 {ns3:.0f} B, fast {fast:.0f} B"
+    assert ns3 >= 0.5 * level_mbps * 1e6 / 8 * sim_time_s, f"{cca}: ns-3 {ns3:.0f} B"

@@ -26,7 +26,7 @@ import pytest
 from cellgym import controllers
 from cellgym.paths import REPO_ROOT, traces_dir
 from cellgym.provenance import input_files
-from evaluation.benchmark import cli, publish
+from evaluation.benchmark import cli, publish, reuse
 from evaluation.benchmark.cache import RunCache
 from evaluation.benchmark.entrants import resolve_entrants
 from evaluation.benchmark.leaderboard import inputs_of
@@ -145,6 +145,66 @@ def test_a_second_publish_runs_nothing(published, tmp_path) -> None:
              "--no-progress", "--reps", "200"]  # fmt: skip
     rc, stdout, _ = _run(score, cache)
     assert rc == 0 and "12 runs, 0 run now" in stdout and _files(cache) == before
+
+
+def _take_over(args: list[str], folder: Path, cache: Path) -> dict:
+    """``reuse.take_over`` with the tests' registry."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(publish, "registry_controllers", lambda suite, backend: (list(REGISTRY), []))
+        return reuse.take_over(args, folder, RunCache(cache))
+
+
+def test_a_republish_takes_over_the_published_runs_whose_behaviour_is_unchanged(
+    published, tmp_path
+) -> None:
+    # A fresh machine: an empty cache, the leaderboard committed in --out with its fingerprint.
+    board = tmp_path / "board"
+    shutil.copytree(published["out"], board)
+    args = _publish_args(board)
+    numbers = json.loads((board / "numbers.json").read_text())
+    numbers["provenance"]["args"] = args
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(publish, "registry_controllers", lambda suite, backend: (list(REGISTRY), []))
+        recorded = behaviour.fingerprint("evaluation.benchmark", args)
+    numbers["provenance"]["behaviour"] = recorded
+    (board / "numbers.json").write_text(json.dumps(numbers))
+
+    account = _take_over(args, board, tmp_path / "cache-a")
+    assert account["reused"] == 12 and account["moved_tasks"] == [], account
+    assert reuse.describe(account).startswith("12 runs taken over")
+    rc, stdout, _ = _run(args, tmp_path / "cache-a")
+    assert rc == 0 and "12 runs, 0 run now" in stdout, stdout
+    again = json.loads((board / "numbers.json").read_text())
+    assert again["aggregates"] == published["numbers"]["aggregates"]  # bit for bit
+    assert again["runs"] == published["numbers"]["runs"]
+
+    # One probe moved: its controller's and its task's runs rerun, the other 4 are taken over.
+    label = next(k for k in recorded["probes"] if k.endswith(" xrc"))
+    _, task, _ = label.split(" ", 2)
+    moved = {**recorded, "probes": {**recorded["probes"], label: "0" * 64}}
+    numbers["provenance"]["behaviour"] = moved
+    (board / "numbers.json").write_text(json.dumps(numbers))
+    account = _take_over(args, board, tmp_path / "cache-b")
+    assert account["reused"] == 4 and account["moved_controllers"] == ["xrc"], account
+    assert account["moved_tasks"] == [task]
+    rc, stdout, _ = _run(args, tmp_path / "cache-b")
+    assert rc == 0 and "12 runs, 8 run now" in stdout, stdout  # xrc's 4, the task's other 4
+    after = json.loads((board / "numbers.json").read_text())
+    assert after["aggregates"] == published["numbers"]["aggregates"]  # the reruns agree
+
+    # Another plan (its digest changed: other runs, controllers or arguments): nothing.
+    numbers["provenance"]["behaviour"] = {**recorded, "plan": "0" * 64}
+    (board / "numbers.json").write_text(json.dumps(numbers))
+    account = _take_over(args, board, tmp_path / "cache-c")
+    assert account["reused"] == 0 and "plan" in account["why_none"]
+    assert (
+        reuse.moved(recorded, {**recorded, "recipe": {**recorded["recipe"], "metrics": "x"}})
+        is None
+    )
+    assert reuse.moved(recorded, {**recorded, "recipe": {**recorded["recipe"], "render": "x"}}) == (
+        set(),
+        set(),
+    )  # a change in how the tables are drawn keeps the runs
 
 
 def test_a_missing_checkpoint_is_left_out_and_named(published, tmp_path) -> None:

@@ -68,3 +68,22 @@ def test_what_fast_cells_cannot_run_fails_naming_it(overrides, scale, match):
     typed = validate_train(compose_train(["run_dir=/tmp/x", *overrides]))
     with pytest.raises(SpecError, match=match):
         config_batches(typed, cells_scale=scale)
+
+
+def test_make_learner_keeps_torch_threads_when_cells_step_on_threads():
+    """Cells on threads start numba's OpenMP layer, which set torch's thread count to its own."""
+    import torch
+
+    from learners.run import make_learner
+
+    typed = validate_train(compose_train(["run_dir=/tmp/x", "backend=fast", "backend.n_envs=2"]))
+    before = torch.get_num_threads()
+    torch.set_num_threads(1)
+    try:
+        cells, agent = make_learner(typed, 0, parallel=True, n_steps=2, batch_size=4)
+        assert torch.get_num_threads() == 1
+        agent.learn(2 * cells.num_envs)
+        assert torch.get_num_threads() == 1
+        cells.close()
+    finally:
+        torch.set_num_threads(before)

@@ -9,6 +9,7 @@ after several updates, a different seed other ones.
 
 from __future__ import annotations
 
+import copy
 from dataclasses import asdict
 from typing import Any
 
@@ -204,6 +205,30 @@ def test_learns_the_toy_task_as_sb3_does():
     assert 0.7 < gain_ours / gain_sb3 < 1.4, (gain_ours, gain_sb3)
 
 
+@pytest.mark.slow  # about 25-40 s on a busy 2-core machine: random -0.965; gains 0.931, 0.902
+def test_overlapped_rollouts_learn_the_toy_task_as_synchronous_ones():
+    """``overlap``: the next rollout acts with the policy before the update (one update of lag).
+
+    The same steps and hyperparameters, three seeds each: the mean gain over a random policy
+    within 0.8-1.25x of the synchronous learner's.
+    """
+    steps = 16_384
+    random = mean_reward(random_actions(0), Reach(64, 99), 64)
+
+    def gain(seed: int, overlap: bool) -> float:
+        agent = PPO(Reach(16, seed), PPOConfig(**TOY, seed=seed, overlap=overlap)).learn(steps)
+        assert agent.num_timesteps == steps and agent.iterations == steps // (16 * 64)
+        policy = PPOPolicy.from_learner(agent)
+        act = lambda o: policy.predict(o, deterministic=True)[0]  # noqa: E731
+        return mean_reward(act, Reach(64, 99), 64) - random
+
+    sync = np.mean([gain(seed, False) for seed in (5, 6, 7)])
+    lagged = np.mean([gain(seed, True) for seed in (5, 6, 7)])
+    print(f"random {random:.3f}; gain: synchronous {sync:.3f}, overlapped {lagged:.3f}")
+    assert sync > 0.25 and lagged > 0.25, (random, sync, lagged)
+    assert 0.8 < lagged / sync < 1.25, (sync, lagged)
+
+
 # -- determinism --------------------------------------------------------------------------------
 def _trained(env: Any, seed: int, **kw: Any) -> PPO:
     config = PPOConfig(n_steps=16, batch_size=64, n_epochs=2, seed=seed, **kw)
@@ -231,6 +256,22 @@ def test_same_seed_same_parameters_after_updates_on_fast_cells():
     assert a.num_timesteps == b.num_timesteps == 3 * 16 * 4
     assert _same(a, b) and a.episodes.returns == b.episodes.returns
     assert len(a.episodes.returns) >= 4
+
+
+def test_overlapped_rollouts_are_reproducible_and_use_the_policy_before_the_update():
+    a = _trained(Reach(8, 1), seed=3, overlap=True)
+    b = _trained(Reach(8, 1), seed=3, overlap=True)
+    assert a.iterations == 3 and a.num_timesteps == 3 * 16 * 8 and _same(a, b)
+    np.testing.assert_array_equal(a.obs_rms.mean, b.obs_rms.mean)
+    assert not _same(a, _trained(Reach(8, 1), seed=3))
+    # The rollout used by update k was collected during update k - 1, by the policy before it.
+    agent = PPO(Reach(8, 1), PPOConfig(n_steps=16, batch_size=64, n_epochs=2, seed=3, overlap=True))
+    after: list[dict[str, torch.Tensor]] = []
+    agent.learn(3 * 16 * 8, callback=lambda a: after.append(copy.deepcopy(a.net.state_dict())))
+    assert len(after) == 3 and agent._behaviour is not None
+    behaviour = agent._behaviour.state_dict()  # collected the third rollout, during update 2
+    assert all(torch.equal(behaviour[k], after[0][k]) for k in behaviour)
+    assert not all(torch.equal(behaviour[k], after[1][k]) for k in behaviour)
 
 
 @pytest.mark.parametrize("bad", [{"n_steps": 0}, {"gamma": 1.5}, {"clip_range": 0.0}])

@@ -20,6 +20,7 @@ SUITES = [
     "trace-scheduler",
     "xrc-rlc-watch",
     "xrc-enb-agent",
+    "cellgym-bs-tap",
     "xrc-carrier-manager",
     "trace-link",
     "xrc-bwp-manager",

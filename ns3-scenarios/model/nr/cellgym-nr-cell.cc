@@ -1,12 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 // The NR cell (--cellType=nr): one 5G-LENA gNB with its own EPC, the UEs at the configured
-// distances, TR 38.901 channel, ideal beamforming, OFDMA PF or RR, RLC UM, XRC's NR adapter.
+// distances, TR 38.901 channel, ideal beamforming, OFDMA PF or RR, RLC UM, the base-station tap's
+// NR installer.
+#include "cellgym-bs-tap-nr.h"
 #include "cellgym-nr-beamforming.h"
 #include "cellgym-nr-blockage.h"
 #include "cellgym-nr-trace-scheduler.h"
 #include "cellgym-radio-cell.h"
 #include "xrc-bwp-manager-gnb.h"
-#include "xrc-nr-adapter.h"
 
 #include "ns3/antenna-module.h"
 #include "ns3/core-module.h"
@@ -95,37 +96,33 @@ EnableNrDiagnosticTraces(Ptr<NrHelper> nr, RadioCell& cell, Ptr<CellGymBlockageL
                 blk));
     }
 }
-} // namespace
 
-RadioCell
-BuildNrCell(const RadioCellConfig& given)
+/// The helpers of the NR cell, and its capacity trace (none: the channel's).
+struct NrHelpers
 {
-    // A capacity trace keeps the UEs near the gNB in line of sight (cellgym-nr-trace-scheduler.h).
-    const RadioCellConfig cfg = NrTraceCellConfig(given);
-    Config::SetDefault("ns3::NrRlcUm::MaxTxBufferSize", UintegerValue(cfg.rlcBufferPkts * 1500));
-    Config::SetDefault("ns3::NrGnbRrc::EpsBearerToRlcMapping", EnumValue(NrGnbRrc::RLC_UM_ALWAYS));
+    Ptr<NrPointToPointEpcHelper> epc;           //!< the core network
+    Ptr<IdealBeamformingHelper> beamforming;    //!< the beams
+    Ptr<NrHelper> nr;                           //!< 5G-LENA's helper
+    std::shared_ptr<const CapacityTrace> trace; //!< the trace replayed (nullptr: none)
+};
 
-    // TR 38.901 Table 7.4.1-1 / 7.2-1: base station heights of the three scenarios.
-    const std::map<std::string, std::pair<std::string, double>> scenarios{
-        {"umi", {"UMi", 10.0}},
-        {"uma", {"UMa", 25.0}},
-        {"rma", {"RMa", 35.0}},
-    };
-    const std::map<std::string, std::string> conditions{
-        {"probabilistic", "Default"},
-        {"los", "LOS"},
-        {"nlos", "NLOS"},
-    };
-    const auto& [scenario, bsHeightM] = scenarios.at(cfg.propagation);
-
-    Ptr<NrPointToPointEpcHelper> epc = CreateObject<NrPointToPointEpcHelper>();
-    Ptr<IdealBeamformingHelper> beamforming = CreateObject<IdealBeamformingHelper>();
+/// 5G-LENA's helpers: beamforming, CSI feedback, scheduler, error models and AMC, the uplink's
+/// fixed MCS, the trace replay, the PHYs and antennas.
+NrHelpers
+CreateNrHelpers(const RadioCellConfig& cfg)
+{
+    NrHelpers h;
+    h.epc = CreateObject<NrPointToPointEpcHelper>();
+    Ptr<NrPointToPointEpcHelper> epc = h.epc;
+    h.beamforming = CreateObject<IdealBeamformingHelper>();
+    Ptr<IdealBeamformingHelper> beamforming = h.beamforming;
     // Direct-path beams with one beam identity per UE direction (cellgym-nr-beamforming.h): with
     // 5G-LENA's shared empty identity, its OFDMA scheduler put UEs in different directions in
     // the same symbols, which its PHY sends with one beam, the first UE's.
     beamforming->SetAttribute("BeamformingMethod",
                               TypeIdValue(CellGymDirectPathBeamforming::GetTypeId()));
-    Ptr<NrHelper> nr = CreateObject<NrHelper>();
+    h.nr = CreateObject<NrHelper>();
+    Ptr<NrHelper> nr = h.nr;
     nr->SetBeamformingHelper(beamforming);
     // Channel state from periodic CSI-RS over the whole carrier, not from the last PDSCH: a CQI
     // measured on the few RBs of a small TB (which get the whole transmit power and, under TR
@@ -153,7 +150,7 @@ BuildNrCell(const RadioCellConfig& given)
     nr->SetSchedulerAttribute("FixedMcsUl", BooleanValue(true));
     nr->SetSchedulerAttribute("StartingMcsUl", UintegerValue(kUlMcs));
     // A capacity trace sizes the downlink TBs, with the error model off (docs/traces.md).
-    const std::shared_ptr<const CapacityTrace> trace = ConfigureNrTraceReplay(nr, cfg);
+    h.trace = ConfigureNrTraceReplay(nr, cfg);
     nr->SetGnbPhyAttribute("Numerology", UintegerValue(cfg.numerology));
     nr->SetGnbPhyAttribute("TxPower", DoubleValue(kGnbTxPowerDbm));
     nr->SetUePhyAttribute("TxPower", DoubleValue(kUeTxPowerDbm));
@@ -166,11 +163,18 @@ BuildNrCell(const RadioCellConfig& given)
     nr->SetUeAntennaAttribute("AntennaElement",
                               PointerValue(CreateObject<IsotropicAntennaModel>()));
 
-    // One band, one component carrier, one bandwidth part; the 38.901 channel on it.
-    CcBwpCreator ccBwpCreator;
-    CcBwpCreator::SimpleOperationBandConf bandConf(
-        cfg.frequencyGhz * 1e9, cfg.bandwidthMhz * 1e6, 1);
-    OperationBandInfo band = ccBwpCreator.CreateOperationBandContiguousCc(bandConf);
+    return h;
+}
+
+/// The TR 38.901 channel of the scenario on the band.
+Ptr<NrChannelHelper>
+CreateNrChannel(const RadioCellConfig& cfg, const std::string& scenario, OperationBandInfo& band)
+{
+    const std::map<std::string, std::string> conditions{
+        {"probabilistic", "Default"},
+        {"los", "LOS"},
+        {"nlos", "NLOS"},
+    };
     Ptr<NrChannelHelper> channel = CreateObject<NrChannelHelper>();
     channel->ConfigureFactories(scenario, conditions.at(cfg.los), "ThreeGpp");
     if (cfg.los == "probabilistic")
@@ -180,9 +184,15 @@ BuildNrCell(const RadioCellConfig& given)
     }
     channel->SetPathlossAttribute("ShadowingEnabled", BooleanValue(false));
     channel->AssignChannelsToBands({band});
-    auto allBwps = CcBwpCreator::GetAllBwps({band});
+    return channel;
+}
+
+/// FR2 without a trace: human-body blockage after the path loss (nullptr otherwise).
+Ptr<CellGymBlockageLoss>
+AddNrBlockage(const RadioCellConfig& cfg, bool hasTrace, const BandwidthPartInfoPtrVector& allBwps)
+{
     Ptr<CellGymBlockageLoss> blockage;
-    if (cfg.frequencyGhz >= kFr2LowGhz && !trace)
+    if (cfg.frequencyGhz >= kFr2LowGhz && !hasTrace)
     {
         // FR2: human-body blockage after the path loss (the fast backend's process).
         blockage = CreateObject<CellGymBlockageLoss>();
@@ -191,16 +201,18 @@ BuildNrCell(const RadioCellConfig& given)
             bwp.get()->GetChannel()->AddPropagationLossModel(blockage);
         }
     }
+    return blockage;
+}
 
-    RadioCell cell;
-    cell.keepAlive = {nr, epc, beamforming, channel};
-    cell.pgw = epc->GetPgwNode();
-    cell.bsNodes.Create(1);
-    cell.ueNodes.Create(cfg.numUes);
-    PlaceNodes(cell, cfg, bsHeightM);
-
+/// The gNB's and UEs' devices, XRC's BWP manager, the random streams.
+void
+InstallNrDevices(RadioCell& cell,
+                 Ptr<NrHelper> nr,
+                 const BandwidthPartInfoPtrVector& allBwps,
+                 Ptr<CellGymBlockageLoss> blockage)
+{
     cell.bsDevs = nr->InstallGnbDevice(cell.bsNodes, allBwps);
-    // Our BWP manager hands XRC's agent the RLC's reports (before any UE attaches).
+    // Our BWP manager hands the base-station tap the RLC's reports (before any UE attaches).
     XrcBwpManagerGnb::Replace(DynamicCast<NrGnbNetDevice>(cell.bsDevs.Get(0)));
     cell.ueDevs = nr->InstallUeDevice(cell.ueNodes, allBwps);
     cell.stream = 1;
@@ -210,7 +222,15 @@ BuildNrCell(const RadioCellConfig& given)
     {
         cell.stream += blockage->AssignStreams(cell.stream);
     }
+}
 
+/// The UEs' IP stacks and routes; each UE attached to the gNB.
+void
+AttachNrUes(RadioCell& cell,
+            const RadioCellConfig& cfg,
+            Ptr<NrHelper> nr,
+            Ptr<NrPointToPointEpcHelper> epc)
+{
     InternetStackHelper internet;
     internet.Install(cell.ueNodes);
     cell.ueIfaces = epc->AssignUeIpv4Address(cell.ueDevs);
@@ -221,6 +241,15 @@ BuildNrCell(const RadioCellConfig& given)
             ->SetDefaultRoute(epc->GetUeDefaultGatewayAddress(), 1);
         nr->AttachToGnb(cell.ueDevs.Get(u), cell.bsDevs.Get(0));
     }
+}
+
+/// 5G-LENA's trace files in the working directory, by --nrMacTrace.
+void
+EnableNrTraces(const RadioCellConfig& cfg,
+               Ptr<NrHelper> nr,
+               RadioCell& cell,
+               Ptr<CellGymBlockageLoss> blockage)
+{
     if (cfg.nrMacTrace >= 1)
     {
         nr->EnableDlMacSchedTraces();
@@ -237,16 +266,55 @@ BuildNrCell(const RadioCellConfig& given)
         nr->EnableGnbPhyCtrlMsgsTraces();
         nr->EnableUePhyCtrlMsgsTraces();
     }
+}
+} // namespace
+
+RadioCell
+BuildNrCell(const RadioCellConfig& given)
+{
+    // A capacity trace keeps the UEs near the gNB in line of sight (cellgym-nr-trace-scheduler.h).
+    const RadioCellConfig cfg = NrTraceCellConfig(given);
+    Config::SetDefault("ns3::NrRlcUm::MaxTxBufferSize", UintegerValue(cfg.rlcBufferPkts * 1500));
+    Config::SetDefault("ns3::NrGnbRrc::EpsBearerToRlcMapping", EnumValue(NrGnbRrc::RLC_UM_ALWAYS));
+
+    // TR 38.901 Table 7.4.1-1 / 7.2-1: base station heights of the three scenarios.
+    const std::map<std::string, std::pair<std::string, double>> scenarios{
+        {"umi", {"UMi", 10.0}},
+        {"uma", {"UMa", 25.0}},
+        {"rma", {"RMa", 35.0}},
+    };
+    const auto& [scenario, bsHeightM] = scenarios.at(cfg.propagation);
+    const NrHelpers h = CreateNrHelpers(cfg);
+    const std::shared_ptr<const CapacityTrace> trace = h.trace;
+
+    // One band, one component carrier, one bandwidth part; the 38.901 channel on it.
+    CcBwpCreator ccBwpCreator;
+    CcBwpCreator::SimpleOperationBandConf bandConf(
+        cfg.frequencyGhz * 1e9, cfg.bandwidthMhz * 1e6, 1);
+    OperationBandInfo band = ccBwpCreator.CreateOperationBandContiguousCc(bandConf);
+    Ptr<NrChannelHelper> channel = CreateNrChannel(cfg, scenario, band);
+    auto allBwps = CcBwpCreator::GetAllBwps({band});
+    Ptr<CellGymBlockageLoss> blockage = AddNrBlockage(cfg, trace != nullptr, allBwps);
+
+    RadioCell cell;
+    cell.keepAlive = {h.nr, h.epc, h.beamforming, channel};
+    cell.pgw = h.epc->GetPgwNode();
+    cell.bsNodes.Create(1);
+    cell.ueNodes.Create(cfg.numUes);
+    PlaceNodes(cell, cfg, bsHeightM);
+    InstallNrDevices(cell, h.nr, allBwps, blockage);
+    AttachNrUes(cell, cfg, h.nr, h.epc);
+    EnableNrTraces(cfg, h.nr, cell, blockage);
 
     // The agent's window is --xrcWindowTtis milliseconds: that many 1-ms TTIs on LTE, 2^mu
     // times as many slots on NR.
-    cell.installAgent = [cfg, trace](RadioCell& c)
+    cell.installTap = [cfg, trace](RadioCell& c)
     {
-        Ptr<NetDevice> s1u = CreateAgent(c, cfg, cfg.xrcWindowTtis << cfg.numerology);
-        XrcNrAdapter::Install(c.agent, c.bsDevs.Get(0), s1u, trace);
+        Ptr<NetDevice> s1u = CreateTap(c, cfg, cfg.xrcWindowTtis << cfg.numerology);
+        CellGymNrBsTap::Install(c.tap, c.bsDevs.Get(0), s1u, trace);
         for (uint32_t u = 0; u < cfg.numUes; ++u)
         {
-            XrcNrAdapter::AddUe(c.agent, c.ueDevs.Get(u));
+            CellGymNrBsTap::AddUe(c.tap, c.ueDevs.Get(u));
         }
     };
     return cell;

@@ -5,6 +5,7 @@
 
 #include "ns3/abort.h"
 #include "ns3/boolean.h"
+#include "ns3/config.h"
 #include "ns3/log.h"
 #include "ns3/nr-module.h"
 #include "ns3/uinteger.h"
@@ -59,8 +60,16 @@ NrMacSchedulerNs3::BeamSymbolMap
 CellgymNrTraceScheduler<Base>::AssignDLRBG(uint32_t symAvail,
                                            const NrMacSchedulerNs3::ActiveUeMap& activeDl) const
 {
-    m_symAvail = symAvail;
-    return Base::AssignDLRBG(symAvail, activeDl);
+    auto symPerBeam = Base::AssignDLRBG(symAvail, activeDl);
+    m_assigned = 0;
+    for (const auto& beam : activeDl)
+    {
+        for (const auto& ue : beam.second)
+        {
+            m_assigned += ue.first->m_dlRBG.size();
+        }
+    }
+    return symPerBeam;
 }
 
 template <class Base>
@@ -83,11 +92,13 @@ CellgymNrTraceScheduler<Base>::CreateDlDci(NrMacSchedulerNs3::PointInFTPlane* sp
     {
         return dci;
     }
-    // The UE's RBG-symbols (m_dlRBG holds an RBG once per symbol it is assigned on) against the
-    // slot's downlink RBG-symbols.
-    const uint64_t total = uint64_t{this->GetBandwidthInRbg()} * std::max<uint32_t>(m_symAvail, 1);
+    // The UE's RBG-symbols (m_dlRBG holds an RBG once per symbol it is assigned on) against those
+    // assigned to every UE in the slot; at most what the UE has queued (and at least the floor).
+    const uint64_t total = std::max<uint64_t>(m_assigned, 1);
     const uint64_t used = std::min<uint64_t>(ueInfo->m_dlRBG.size(), total);
-    const uint64_t share = m_trace->BytesAt(m_slot) * used / total;
+    const uint64_t share
+        = std::min<uint64_t>(m_trace->BytesAt(m_slot) * used / total,
+                             std::max<uint64_t>(ueInfo->GetTotalDlBuffer(), kMinTbBytes));
     // What the UE's DCI of the slot before was too small to carry joins this TB.
     uint64_t bytes = share;
     auto carried = m_carry.find(ueInfo->m_rnti);

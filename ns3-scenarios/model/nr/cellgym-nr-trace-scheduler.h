@@ -22,16 +22,20 @@ class NrHelper;
  * who gets which RBGs and symbols, and each new downlink DCI's transport block is then sized
  * from the capacity trace instead of the MCS.
  *
- * The TB of a UE holding `u` of the slot's `R x S` RBG-symbols (R RBGs, S downlink data symbols
- * left after control, uplink and retransmissions) in slot `k` is `bytes[k] * u / (R x S)`:
- * `CreateDlDci` resizes the DCI the base class builds, before `NrMacSchedulerNs3` books its HARQ
- * process and asks the RLC for that many bytes (`AssignBytesToDlLC` reads `m_tbSize`). A TB
+ * The TB of a UE holding `u` of the `U` RBG-symbols the base class assigned in slot `k` (to every
+ * UE together) is `bytes[k] * u / U`, at most the UE's buffer (the RLC's report, headers
+ * included): `CreateDlDci` resizes the DCI the base class builds, before `NrMacSchedulerNs3`
+ * books its HARQ process and asks the RLC for that many bytes (`AssignBytesToDlLC` reads
+ * `m_tbSize`). The base class gives a UE RBGs until the fixed MCS's TB holds its buffer, so a UE
+ * with a short queue holds a few of the slot's RBG-symbols: its share is of those assigned, not of
+ * the slot's `R x S`, so that a lone UE gets the whole trace whatever its queue (as on the fast
+ * model), and a slot's bytes go to the UEs that have data. A TB
  * below 10 bytes (5G-LENA's own floor for a DCI: MAC and RLC headers) is withheld: no DCI, no
  * HARQ process, the scheduler's view of the RLC queue stays, and its bytes carry over to the UE's
  * TB in the next slot (dropped when the UE gets no DCI then), so that a trace of under 10 bytes
  * per slot (160 kbit/s at 0.5 ms) still gets through. `WithheldTb` names each withheld share
- * (XRC's NR adapter counts its units as used, the TB that carries it counts its bytes). Slot
- * `k` is the one the trigger schedules (`SfnSf::Normalize`: slot 0 starts at t = 0).
+ * (the base-station tap's NR installer counts its units as used, the TB that carries it counts its
+ * bytes). Slot `k` is the one the trigger schedules (`SfnSf::Normalize`: slot 0 starts at t = 0).
  *
  * The trace is the downlink's capacity in every slot, as in the fast model, so the uplink data
  * (the flows' ACKs) gets at most half of a slot's data symbols (`AssignULRBG`): 5G-LENA's OFDMA
@@ -63,7 +67,7 @@ class CellgymNrTraceScheduler : public Base
     void DoSchedDlTriggerReq(const NrMacSchedSapProvider::SchedDlTriggerReqParameters& p) override;
 
   protected:
-    /// Remember the symbols the downlink data has in this slot, then assign the RBGs.
+    /// Assign the RBGs (the base class), then count the RBG-symbols assigned to all UEs.
     NrMacSchedulerNs3::BeamSymbolMap
     AssignDLRBG(uint32_t symAvail, const NrMacSchedulerNs3::ActiveUeMap& activeDl) const override;
     /// Assign the uplink RBGs on at most half of the symbols (the rest stays the downlink's).
@@ -78,7 +82,7 @@ class CellgymNrTraceScheduler : public Base
   private:
     std::shared_ptr<const CapacityTrace> m_trace; //!< bytes per slot
     uint64_t m_slot{0};                           //!< absolute index of the slot scheduled
-    mutable uint32_t m_symAvail{0};               //!< its downlink data symbols
+    mutable uint64_t m_assigned{0}; //!< RBG-symbols the base class assigned in it, all UEs
     /// Per UE: the bytes withheld in the slot named (they join its TB in the next slot).
     mutable std::map<uint16_t, std::pair<uint64_t, uint64_t>> m_carry;
     /// A TB under the floor was withheld (WithheldTracedCallback).

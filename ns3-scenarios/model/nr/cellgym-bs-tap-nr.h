@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#ifndef CELLGYM_XRC_NR_ADAPTER_H
-#define CELLGYM_XRC_NR_ADAPTER_H
+#ifndef CELLGYM_BS_TAP_NR_H
+#define CELLGYM_BS_TAP_NR_H
 
-#include "xrc-enb-agent.h"
+#include "cellgym-bs-tap.h"
 
 #include "ns3/net-device.h"
 
@@ -11,8 +11,10 @@
 namespace ns3
 {
 
+class CapacityTrace;
+
 /**
- * @brief XRC's agent on a 5G-LENA gNB (the NR adapter; the LTE one is xrc-enb-agent-lte.cc).
+ * @brief The base-station tap on a 5G-LENA gNB (the LTE installer is CellGymLteBsTap).
  *
  * - Capacity: new transmissions per slot from `NrGnbMac`'s `DlScheduling` trace, which 5G-LENA
  *   fires for new data only (NDI set): HARQ retransmissions are excluded. A slot's resource units
@@ -24,36 +26,36 @@ namespace ns3
  * - RLC: buffer status reports, transmit opportunities and PDUs from XrcBwpManagerGnb, which must
  *   have replaced the gNB's manager (XrcBwpManagerGnb::Replace) before UEs attach.
  * - Tail drops: NrRlc's `TxDrop` without an `NrRlcSduStatusTag` on the packet.
- * - The averaging window counts slots: call SetWindowTtis with the window in slots.
+ * - XRC's agent averages over slots: XrcEnbAgent::SetWindowTtis takes its window in slots.
  * - With a capacity trace (CellgymNrTraceScheduler sizes the TBs), a slot's units are shares of
  *   its trace bytes, as on LTE: a TB's units are its bytes over the slot's, idle units carry
  *   their share of them whatever the MCS, and each TB counts in the slot it is sent in; a TB
  *   the scheduler withheld (`WithheldTb`) occupies its units and carries nothing.
  */
-class XrcNrAdapter
+class CellGymNrBsTap
 {
   public:
     /**
-     * @brief Hook the agent into an installed gNB.
-     * @param agent the agent
+     * @brief Hook the tap into an installed gNB (subscribe first).
+     * @param tap the tap
      * @param gnbDevice the NrGnbNetDevice (one BWP)
      * @param s1uDevice its S1-U device
      * @param trace the cell's capacity per slot when it replays a trace (nullptr: the channel's)
      */
-    static void Install(Ptr<XrcEnbAgent> agent,
+    static void Install(Ptr<CellGymBsTap> tap,
                         Ptr<NetDevice> gnbDevice,
                         Ptr<NetDevice> s1uDevice,
                         std::shared_ptr<const CapacityTrace> trace = nullptr);
 
     /**
      * @brief Declare a UE (call after attaching it).
-     * @param agent the agent
+     * @param tap the tap
      * @param ueDevice the NrUeNetDevice
-     * @return the UE's index in the agent
+     * @return the UE's index in the tap
      */
-    static uint32_t AddUe(Ptr<XrcEnbAgent> agent, Ptr<NetDevice> ueDevice);
+    static uint32_t AddUe(Ptr<CellGymBsTap> tap, Ptr<NetDevice> ueDevice);
 };
 
 } // namespace ns3
 
-#endif // CELLGYM_XRC_NR_ADAPTER_H
+#endif // CELLGYM_BS_TAP_NR_H

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-only
-// XRC's agent on an LTE eNB (the LTE adapter): transport blocks from LteEnbPhy's
-// DlPhyTransmission trace, RLC reports from XrcComponentCarrierManager, RBs from 36.213's TBS
-// table. The agent's logic is in xrc-enb-agent.cc; NR's adapter is nr/xrc-nr-adapter.cc.
+// The base-station tap on an LTE eNB (cellgym-bs-tap-lte.h). The tap's own logic is in
+// cellgym-bs-tap.cc; NR's installer is nr/cellgym-bs-tap-nr.cc.
+#include "cellgym-bs-tap-lte.h"
+
 #include "cellgym-capacity-trace.h"
 #include "xrc-component-carrier-manager.h"
-#include "xrc-enb-agent.h"
 
 #include "ns3/lte-amc.h"
 #include "ns3/lte-enb-net-device.h"
@@ -61,29 +61,20 @@ struct LteRbTable
 };
 
 void
-OnLtePhyTransmission(XrcEnbAgent* agent, PhyTransmissionStatParameters p)
+OnLtePhyTransmission(CellGymBsTap* tap, PhyTransmissionStatParameters p)
 {
-    // The eNB PHY does not know IMSIs (the trace carries 0): the agent finds the UE by RNTI.
+    // The eNB PHY does not know IMSIs (the trace carries 0): the tap finds the UE by RNTI.
     // Both layers of a MIMO transmission occupy the same RBs: count them once.
-    agent->OnTransportBlock(p.m_rnti, p.m_mcs, p.m_size, p.m_layer == 0, p.m_ndi != 0);
-}
-} // namespace
-
-void
-XrcEnbAgent::ConfigureLteHelper(Ptr<LteHelper> lteHelper)
-{
-    lteHelper->SetEnbComponentCarrierManagerType("ns3::XrcComponentCarrierManager");
+    tap->OnTransportBlock(p.m_rnti, p.m_mcs, p.m_size, p.m_layer == 0, p.m_ndi != 0);
 }
 
-void
-XrcEnbAgent::Install(Ptr<NetDevice> enbDevice,
-                     Ptr<NetDevice> s1uDevice,
-                     uint16_t numRbs,
-                     std::shared_ptr<const CapacityTrace> trace)
+/// The radio of an eNB of `numRbs` RBs: RBs from the TBS table (or a trace's bytes).
+CellGymBsRadio
+LteRadio(uint16_t numRbs, std::shared_ptr<const CapacityTrace> trace)
 {
     auto table = std::make_shared<LteRbTable>();
     table->numRbs = numRbs;
-    XrcRadio radio;
+    CellGymBsRadio radio;
     radio.tti = MilliSeconds(1);
     radio.ttiS = 1e-3;
     // ns-3's schedulers allocate whole resource-block groups (3GPP 36.213 Table 7.1.6.1-1) and
@@ -110,7 +101,7 @@ XrcEnbAgent::Install(Ptr<NetDevice> enbDevice,
     if (trace)
     {
         // The TB of TTI k (sent at k ms) holds its RBs' share of the trace's bytes for k; the
-        // agent closes TTI k at k + 0.5 ms: both read the trace at the current time.
+        // tap closes TTI k at k + 0.5 ms: both read the trace at the current time.
         const double usable = radio.usableRbs;
         radio.rbsOf = [trace, usable](int, uint32_t bytes)
         {
@@ -133,50 +124,74 @@ XrcEnbAgent::Install(Ptr<NetDevice> enbDevice,
         return p->PeekPacketTag(status);
     };
     radio.rlcPath = "LteEnbRrc/UeMap/*/DataRadioBearerMap/*/LteRlc";
+    return radio;
+}
 
+/// The RLC watch of the eNB's carrier manager feeds the tap.
+void
+WatchRlc(CellGymBsTap* tap, Ptr<XrcComponentCarrierManager> ccm)
+{
+    ccm->SetReportCallback(
+        [tap](uint16_t rnti, uint8_t lcid, uint32_t q, uint16_t hol)
+        {
+            tap->OnBufferStatus(rnti, lcid, q, hol);
+        });
+    ccm->SetDrainCallback(
+        [tap](uint16_t rnti, uint8_t lcid)
+        {
+            tap->OnBufferDrained(rnti, lcid);
+        });
+    ccm->SetHeadCallback(
+        [tap](uint16_t rnti, uint8_t lcid, std::optional<Time> since)
+        {
+            tap->OnHeadOfLine(rnti, lcid, since);
+        });
+    if (tap->WantsSojourns())
+    {
+        ccm->SetSojournCallback(
+            [tap](uint16_t rnti, uint8_t lcid, Time sojourn)
+            {
+                tap->OnSduSojourn(rnti, lcid, sojourn);
+            });
+    }
+}
+} // namespace
+
+void
+CellGymLteBsTap::ConfigureLteHelper(Ptr<LteHelper> lteHelper)
+{
+    lteHelper->SetEnbComponentCarrierManagerType("ns3::XrcComponentCarrierManager");
+}
+
+void
+CellGymLteBsTap::Install(Ptr<CellGymBsTap> tap,
+                         Ptr<NetDevice> enbDevice,
+                         Ptr<NetDevice> s1uDevice,
+                         uint16_t numRbs,
+                         std::shared_ptr<const CapacityTrace> trace)
+{
+    CellGymBsRadio radio = LteRadio(numRbs, trace);
     Ptr<LteEnbNetDevice> enb = DynamicCast<LteEnbNetDevice>(enbDevice);
-    NS_ABORT_MSG_IF(!enb, "XrcEnbAgent::Install needs an LteEnbNetDevice");
+    NS_ABORT_MSG_IF(!enb, "CellGymLteBsTap::Install needs an LteEnbNetDevice");
     for (auto& [ccId, cc] : enb->GetCcMap())
     {
         const bool ok = DynamicCast<ComponentCarrierEnb>(cc)->GetPhy()->TraceConnectWithoutContext(
-            "DlPhyTransmission", MakeBoundCallback(&OnLtePhyTransmission, this));
+            "DlPhyTransmission", MakeBoundCallback(&OnLtePhyTransmission, PeekPointer(tap)));
         NS_ABORT_MSG_IF(!ok, "cannot connect to LteEnbPhy::DlPhyTransmission");
     }
     Ptr<XrcComponentCarrierManager> ccm
         = DynamicCast<XrcComponentCarrierManager>(enb->GetComponentCarrierManager());
-    NS_ABORT_MSG_IF(!ccm, "call XrcEnbAgent::ConfigureLteHelper before installing the eNB");
-    ccm->SetReportCallback(
-        [this](uint16_t rnti, uint8_t lcid, uint32_t q, uint16_t hol)
-        {
-            OnBufferStatus(rnti, lcid, q, hol);
-        });
-    ccm->SetDrainCallback(
-        [this](uint16_t rnti, uint8_t lcid)
-        {
-            OnBufferDrained(rnti, lcid);
-        });
-    ccm->SetHeadCallback(
-        [this](uint16_t rnti, uint8_t lcid, std::optional<Time> since)
-        {
-            OnHeadOfLine(rnti, lcid, since);
-        });
-    if (WantsSojourns())
-    {
-        ccm->SetSojournCallback(
-            [this](uint16_t rnti, uint8_t lcid, Time sojourn)
-            {
-                OnSduSojourn(rnti, lcid, sojourn);
-            });
-    }
-    InstallRadio(std::move(radio), enbDevice, s1uDevice);
+    NS_ABORT_MSG_IF(!ccm, "call CellGymLteBsTap::ConfigureLteHelper before installing the eNB");
+    WatchRlc(PeekPointer(tap), ccm);
+    tap->InstallRadio(std::move(radio), enbDevice, s1uDevice);
 }
 
 uint32_t
-XrcEnbAgent::AddUe(Ptr<NetDevice> ueDevice)
+CellGymLteBsTap::AddUe(Ptr<CellGymBsTap> tap, Ptr<NetDevice> ueDevice)
 {
     Ptr<LteUeNetDevice> ue = DynamicCast<LteUeNetDevice>(ueDevice);
-    NS_ABORT_MSG_IF(!ue, "XrcEnbAgent::AddUe needs an LteUeNetDevice");
-    return AddUe(
+    NS_ABORT_MSG_IF(!ue, "CellGymLteBsTap::AddUe needs an LteUeNetDevice");
+    return tap->AddUe(
         [ue]()
         {
             return ue->GetRrc()->GetRnti();

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-only
-#include "xrc-nr-adapter.h"
+#include "cellgym-bs-tap-nr.h"
 
 #include "cellgym-capacity-trace.h"
 #include "xrc-bwp-manager-gnb.h"
@@ -79,7 +79,7 @@ struct NrRbTable
 /**
  * Data symbols of each slot, by direction. 5G-LENA's MAC traces a slot's downlink TBs in that
  * slot, and uplink TBs when it schedules them, a few slots ahead (K2); both carry the slot's
- * frame, subframe and slot numbers. The agent closes one TTI per slot, mid-slot.
+ * frame, subframe and slot numbers. The tap closes one TTI per slot, mid-slot.
  */
 struct NrSlotSymbols
 {
@@ -133,19 +133,19 @@ struct NrSlotSymbols
 };
 
 /**
- * Between 5G-LENA's scheduler and its gNB MAC: forwards everything, and hands XRC's agent each
+ * Between 5G-LENA's scheduler and its gNB MAC: forwards everything, and hands the tap each
  * downlink HARQ retransmission the scheduler allocates. `NrGnbMac`'s `DlScheduling` trace fires
- * for new data only, so without this a slot that carries a retransmission looked idle to the
+ * for new data only, so without this a slot that carries a retransmission looked idle to XRC's
  * agent and was counted as capacity the flow did not get.
  */
 class XrcNrSchedSapProxy : public NrMacSchedSapUser
 {
   public:
     XrcNrSchedSapProxy(NrMacSchedSapUser* mac,
-                       XrcEnbAgent* agent,
+                       CellGymBsTap* tap,
                        std::shared_ptr<NrSlotSymbols> slot)
         : m_mac(mac)
-        , m_agent(agent)
+        , m_tap(tap)
         , m_slot(std::move(slot))
     {
     }
@@ -160,7 +160,7 @@ class XrcNrSchedSapProxy : public NrMacSchedSapUser
             {
                 m_slot->current = m_slot->SlotOf(params.m_sfnSf);
                 m_slot->dlSymbols = std::max<uint32_t>(m_slot->dlSymbols, dci->m_numSym);
-                m_agent->OnTransportBlock(dci->m_rnti, dci->m_mcs, dci->m_tbSize, true, false);
+                m_tap->OnTransportBlock(dci->m_rnti, dci->m_mcs, dci->m_tbSize, true, false);
             }
         }
         m_mac->SchedConfigInd(params);
@@ -208,7 +208,7 @@ class XrcNrSchedSapProxy : public NrMacSchedSapUser
 
   private:
     NrMacSchedSapUser* m_mac;              //!< the MAC's own end
-    XrcEnbAgent* m_agent;                  //!< fed the retransmissions
+    CellGymBsTap* m_tap;                   //!< fed the retransmissions
     std::shared_ptr<NrSlotSymbols> m_slot; //!< the slots' symbols, shared with the traces
 };
 
@@ -220,20 +220,20 @@ OnUlScheduling(std::shared_ptr<NrSlotSymbols> slot, NrSchedulingCallbackInfo inf
 }
 
 void
-OnDlScheduling(XrcEnbAgent* agent,
+OnDlScheduling(CellGymBsTap* tap,
                std::shared_ptr<NrSlotSymbols> slot,
                NrSchedulingCallbackInfo info)
 {
     slot->current = slot->SlotOf(info);
     slot->dlSymbols = std::max<uint32_t>(slot->dlSymbols, info.m_numSym);
     // 5G-LENA traces new transmissions only (NrGnbMac::DoSchedConfigIndication, NDI = 1).
-    agent->OnTransportBlock(info.m_rnti, info.m_mcs, info.m_tbSize, true, info.m_ndi != 0);
+    tap->OnTransportBlock(info.m_rnti, info.m_mcs, info.m_tbSize, true, info.m_ndi != 0);
 }
 
-/// Trace replay: the MAC traces a TB when it schedules it, a few slots ahead; the agent gets it
-/// at the start of the slot it is sent in, whose trace bytes sized it.
+/// Trace replay: the MAC traces a TB when it schedules it, a few slots ahead; the tap gets it at
+/// the start of the slot it is sent in, whose trace bytes sized it.
 void
-OnDlSchedulingTrace(XrcEnbAgent* agent, Time slot, uint32_t mu, NrSchedulingCallbackInfo info)
+OnDlSchedulingTrace(CellGymBsTap* tap, Time slot, uint32_t mu, NrSchedulingCallbackInfo info)
 {
     const int64_t wrap = (int64_t{UINT16_MAX} + 1) * 10 << mu; // the trace's 16-bit frames
     const int64_t now = Simulator::Now().GetTimeStep() / slot.GetTimeStep();
@@ -241,8 +241,8 @@ OnDlSchedulingTrace(XrcEnbAgent* agent, Time slot, uint32_t mu, NrSchedulingCall
         = ((int64_t{info.m_frameNum} * 10 + info.m_subframeNum) << mu) + info.m_slotNum;
     const int64_t ahead = ((sent - now) % wrap + wrap) % wrap;
     Simulator::Schedule(slot * (now + ahead) - Simulator::Now(),
-                        &XrcEnbAgent::OnTransportBlock,
-                        agent,
+                        &CellGymBsTap::OnTransportBlock,
+                        tap,
                         info.m_rnti,
                         static_cast<int>(info.m_mcs),
                         info.m_tbSize,
@@ -253,48 +253,33 @@ OnDlSchedulingTrace(XrcEnbAgent* agent, Time slot, uint32_t mu, NrSchedulingCall
 /// Trace replay: a TB the scheduler withheld (under 10 bytes) occupies its units in its slot and
 /// carries nothing; its bytes count in the UE's next TB (CellgymNrTraceScheduler).
 void
-OnWithheldTrace(XrcEnbAgent* agent, Time slot, uint64_t index, uint16_t rnti, uint32_t bytes)
+OnWithheldTrace(CellGymBsTap* tap, Time slot, uint64_t index, uint16_t rnti, uint32_t bytes)
 {
     Simulator::Schedule(slot * static_cast<int64_t>(index) - Simulator::Now(),
-                        &XrcEnbAgent::OnTransportBlock,
-                        agent,
+                        &CellGymBsTap::OnTransportBlock,
+                        tap,
                         rnti,
                         -1,
                         bytes,
                         true,
                         false);
 }
-} // namespace
 
-void
-XrcNrAdapter::Install(Ptr<XrcEnbAgent> agent,
-                      Ptr<NetDevice> gnbDevice,
-                      Ptr<NetDevice> s1uDevice,
-                      std::shared_ptr<const CapacityTrace> trace)
+/// The radio of a gNB: a slot's resource units are its RB-symbols, valued with the scheduler's
+/// AMC (or a trace's bytes).
+CellGymBsRadio
+NrRadio(Ptr<NrGnbPhy> phy, Ptr<NrMacSchedulerNs3> sched, std::shared_ptr<const CapacityTrace> trace)
 {
-    Ptr<NrGnbNetDevice> gnb = DynamicCast<NrGnbNetDevice>(gnbDevice);
-    NS_ABORT_MSG_IF(!gnb, "XrcNrAdapter::Install needs an NrGnbNetDevice");
-    Ptr<XrcBwpManagerGnb> ccm = DynamicCast<XrcBwpManagerGnb>(gnb->GetBwpManager());
-    NS_ABORT_MSG_IF(!ccm, "call XrcBwpManagerGnb::Replace before XrcNrAdapter::Install");
-    Ptr<NrGnbPhy> phy = gnb->GetPhy(0);
-    Ptr<NrMacSchedulerNs3> sched = DynamicCast<NrMacSchedulerNs3>(gnb->GetScheduler(0));
-    NS_ABORT_MSG_IF(!sched, "XrcNrAdapter needs one of 5G-LENA's NrMacSchedulerNs3 schedulers");
-
     auto table = std::make_shared<NrRbTable>();
     table->amc = sched->GetDlAmc();
     table->units = phy->GetRbNum() * kDataSymbols;
     table->maxMcs = static_cast<int>(table->amc->GetMaxMcs());
     table->bytes.resize(table->maxMcs + 1);
 
-    XrcRadio radio;
+    CellGymBsRadio radio;
     radio.tti = phy->GetSlotPeriod();
     radio.ttiS = 1e-3 / std::pow(2.0, phy->GetNumerology());
     radio.usableRbs = table->units;
-    // Uplink data (the flows' ACKs) takes symbols, or whole slots, of the same "F" slots:
-    // 5G-LENA's MAC traces both directions' allocations of a slot together.
-    auto slot = std::make_shared<NrSlotSymbols>();
-    slot->mu = phy->GetNumerology();
-    const uint32_t rbs = phy->GetRbNum();
     radio.rbsOf = [table](int mcs, uint32_t bytes)
     {
         return table->UnitsOf(mcs, bytes);
@@ -309,12 +294,11 @@ XrcNrAdapter::Install(Ptr<XrcEnbAgent> agent,
         return p->PeekPacketTag(status);
     };
     radio.rlcPath = "NrGnbRrc/UeMap/*/DataRadioBearerMap/*/NrRlc";
-
     if (trace)
     {
         // CellgymNrTraceScheduler: a TB holds its share of the slot's trace bytes, idle units
-        // carry theirs (docs/traces.md). The agent closes slot k mid-slot and gets k's TBs at
-        // its start: both read the trace at the current time.
+        // carry theirs (docs/traces.md). The tap closes slot k mid-slot and gets k's TBs at its
+        // start: both read the trace at the current time.
         const double usable = radio.usableRbs;
         radio.usableRbsNow = nullptr;
         radio.rbsOf = [trace, usable](int, uint32_t bytes)
@@ -328,62 +312,117 @@ XrcNrAdapter::Install(Ptr<XrcEnbAgent> agent,
         {
             return n <= 0 ? 0.0 : trace->BytesAt(Simulator::Now()) * std::min(n, usable) / usable;
         };
-        const bool ok = gnb->GetMac(0)->TraceConnectWithoutContext(
-            "DlScheduling",
-            MakeBoundCallback(
-                &OnDlSchedulingTrace, PeekPointer(agent), radio.tti, phy->GetNumerology()));
-        NS_ABORT_MSG_IF(!ok, "cannot connect to NrGnbMac::DlScheduling");
-        const bool okWithheld = sched->TraceConnectWithoutContext(
-            "WithheldTb", MakeBoundCallback(&OnWithheldTrace, PeekPointer(agent), radio.tti));
-        NS_ABORT_MSG_IF(!okWithheld, "a trace needs CellgymNrTraceScheduler (WithheldTb)");
+    }
+    return radio;
+}
+
+/// Trace replay: each TB in the slot it is sent in, and the TBs the scheduler withheld.
+void
+ConnectTraceScheduling(CellGymBsTap* tap,
+                       Ptr<NrGnbNetDevice> gnb,
+                       Ptr<NrMacSchedulerNs3> sched,
+                       Time slot,
+                       uint32_t mu)
+{
+    const bool ok = gnb->GetMac(0)->TraceConnectWithoutContext(
+        "DlScheduling", MakeBoundCallback(&OnDlSchedulingTrace, tap, slot, mu));
+    NS_ABORT_MSG_IF(!ok, "cannot connect to NrGnbMac::DlScheduling");
+    const bool okWithheld = sched->TraceConnectWithoutContext(
+        "WithheldTb", MakeBoundCallback(&OnWithheldTrace, tap, slot));
+    NS_ABORT_MSG_IF(!okWithheld, "a trace needs CellgymNrTraceScheduler (WithheldTb)");
+}
+
+/// The channel's capacity: new TBs and both directions' symbols from the MAC's traces, HARQ
+/// retransmissions from a proxy; the slot's downlink units from the symbols.
+void
+ConnectScheduling(CellGymBsTap* tap,
+                  Ptr<NrGnbNetDevice> gnb,
+                  Ptr<NrMacSchedulerNs3> sched,
+                  uint32_t rbs,
+                  uint32_t mu,
+                  CellGymBsRadio& radio)
+{
+    // Uplink data (the flows' ACKs) takes symbols, or whole slots, of the same "F" slots:
+    // 5G-LENA's MAC traces both directions' allocations of a slot together.
+    auto slot = std::make_shared<NrSlotSymbols>();
+    slot->mu = mu;
+    const bool ok = gnb->GetMac(0)->TraceConnectWithoutContext(
+        "DlScheduling", MakeBoundCallback(&OnDlScheduling, tap, slot));
+    NS_ABORT_MSG_IF(!ok, "cannot connect to NrGnbMac::DlScheduling");
+    const bool okUl = gnb->GetMac(0)->TraceConnectWithoutContext(
+        "UlScheduling", MakeBoundCallback(&OnUlScheduling, slot));
+    NS_ABORT_MSG_IF(!okUl, "cannot connect to NrGnbMac::UlScheduling");
+    // HARQ retransmissions, which DlScheduling does not trace: the proxy sits between the
+    // scheduler and the MAC for the tap's lifetime (the radio's callbacks hold it).
+    auto proxy
+        = std::make_shared<XrcNrSchedSapProxy>(gnb->GetMac(0)->GetNrMacSchedSapUser(), tap, slot);
+    sched->SetMacSchedSapUser(proxy.get());
+    radio.usableRbsNow = [slot, rbs, proxy]()
+    {
+        return slot->TakeUnits(rbs);
+    };
+}
+
+/// The RLC watch of the gNB's bandwidth-part manager feeds the tap.
+void
+WatchRlc(CellGymBsTap* tap, Ptr<XrcBwpManagerGnb> ccm)
+{
+    ccm->Watch().report = [tap](uint16_t rnti, uint8_t lcid, uint32_t q, uint16_t hol)
+    {
+        tap->OnBufferStatus(rnti, lcid, q, hol);
+    };
+    ccm->Watch().drain = [tap](uint16_t rnti, uint8_t lcid)
+    {
+        tap->OnBufferDrained(rnti, lcid);
+    };
+    ccm->Watch().head = [tap](uint16_t rnti, uint8_t lcid, std::optional<Time> since)
+    {
+        tap->OnHeadOfLine(rnti, lcid, since);
+    };
+    if (tap->WantsSojourns())
+    {
+        ccm->Watch().sojourn = [tap](uint16_t rnti, uint8_t lcid, Time sojourn)
+        {
+            tap->OnSduSojourn(rnti, lcid, sojourn);
+        };
+    }
+}
+} // namespace
+
+void
+CellGymNrBsTap::Install(Ptr<CellGymBsTap> tap,
+                        Ptr<NetDevice> gnbDevice,
+                        Ptr<NetDevice> s1uDevice,
+                        std::shared_ptr<const CapacityTrace> trace)
+{
+    Ptr<NrGnbNetDevice> gnb = DynamicCast<NrGnbNetDevice>(gnbDevice);
+    NS_ABORT_MSG_IF(!gnb, "CellGymNrBsTap::Install needs an NrGnbNetDevice");
+    Ptr<XrcBwpManagerGnb> ccm = DynamicCast<XrcBwpManagerGnb>(gnb->GetBwpManager());
+    NS_ABORT_MSG_IF(!ccm, "call XrcBwpManagerGnb::Replace before CellGymNrBsTap::Install");
+    Ptr<NrGnbPhy> phy = gnb->GetPhy(0);
+    Ptr<NrMacSchedulerNs3> sched = DynamicCast<NrMacSchedulerNs3>(gnb->GetScheduler(0));
+    NS_ABORT_MSG_IF(!sched, "CellGymNrBsTap needs one of 5G-LENA's NrMacSchedulerNs3 schedulers");
+
+    CellGymBsRadio radio = NrRadio(phy, sched, trace);
+    CellGymBsTap* t = PeekPointer(tap);
+    if (trace)
+    {
+        ConnectTraceScheduling(t, gnb, sched, radio.tti, phy->GetNumerology());
     }
     else
     {
-        const bool ok = gnb->GetMac(0)->TraceConnectWithoutContext(
-            "DlScheduling", MakeBoundCallback(&OnDlScheduling, PeekPointer(agent), slot));
-        NS_ABORT_MSG_IF(!ok, "cannot connect to NrGnbMac::DlScheduling");
-        const bool okUl = gnb->GetMac(0)->TraceConnectWithoutContext(
-            "UlScheduling", MakeBoundCallback(&OnUlScheduling, slot));
-        NS_ABORT_MSG_IF(!okUl, "cannot connect to NrGnbMac::UlScheduling");
-        // HARQ retransmissions, which DlScheduling does not trace: the proxy sits between the
-        // scheduler and the MAC for the agent's lifetime (the radio's callbacks hold it).
-        auto proxy = std::make_shared<XrcNrSchedSapProxy>(
-            gnb->GetMac(0)->GetNrMacSchedSapUser(), PeekPointer(agent), slot);
-        sched->SetMacSchedSapUser(proxy.get());
-        radio.usableRbsNow = [slot, rbs, proxy]()
-        {
-            return slot->TakeUnits(rbs);
-        };
+        ConnectScheduling(t, gnb, sched, phy->GetRbNum(), phy->GetNumerology(), radio);
     }
-    XrcEnbAgent* a = PeekPointer(agent);
-    ccm->Watch().report = [a](uint16_t rnti, uint8_t lcid, uint32_t q, uint16_t hol)
-    {
-        a->OnBufferStatus(rnti, lcid, q, hol);
-    };
-    ccm->Watch().drain = [a](uint16_t rnti, uint8_t lcid)
-    {
-        a->OnBufferDrained(rnti, lcid);
-    };
-    ccm->Watch().head = [a](uint16_t rnti, uint8_t lcid, std::optional<Time> since)
-    {
-        a->OnHeadOfLine(rnti, lcid, since);
-    };
-    if (a->WantsSojourns())
-    {
-        ccm->Watch().sojourn = [a](uint16_t rnti, uint8_t lcid, Time sojourn)
-        {
-            a->OnSduSojourn(rnti, lcid, sojourn);
-        };
-    }
-    agent->InstallRadio(std::move(radio), gnbDevice, s1uDevice);
+    WatchRlc(t, ccm);
+    tap->InstallRadio(std::move(radio), gnbDevice, s1uDevice);
 }
 
 uint32_t
-XrcNrAdapter::AddUe(Ptr<XrcEnbAgent> agent, Ptr<NetDevice> ueDevice)
+CellGymNrBsTap::AddUe(Ptr<CellGymBsTap> tap, Ptr<NetDevice> ueDevice)
 {
     Ptr<NrUeNetDevice> ue = DynamicCast<NrUeNetDevice>(ueDevice);
-    NS_ABORT_MSG_IF(!ue, "XrcNrAdapter::AddUe needs an NrUeNetDevice");
-    return agent->AddUe(
+    NS_ABORT_MSG_IF(!ue, "CellGymNrBsTap::AddUe needs an NrUeNetDevice");
+    return tap->AddUe(
         [ue]()
         {
             return ue->GetRrc()->GetRnti();
