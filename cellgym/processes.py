@@ -2,7 +2,9 @@
 
 Every simulator, experiment and pool worker CellGym starts goes through ``die_with_parent`` (in
 the child between ``fork`` and ``exec``, ``preexec_fn``, or first thing in a worker) and ``reap``
-(ends a child's process group, SIGTERM then SIGKILL, and waits for it).
+(ends a child's process group, SIGTERM then SIGKILL, and waits for it). A ``multiprocessing``
+worker also dies with the process that started it when that process made its own pool
+(``workers_die_with_their_parent``, run when this module is imported).
 
 joblib's loky workers (Hydra's joblib launcher) set the process-wide start method to ``loky``.
 A ``multiprocessing`` child started from there with ``forkserver`` or ``spawn`` is told to use
@@ -61,3 +63,31 @@ def reap(proc: subprocess.Popen, grace_s: float = 1.0) -> None:
         except subprocess.TimeoutExpired:
             signal_group(proc.pid, signal.SIGKILL)
             proc.wait()
+
+
+def _in_a_worker() -> bool:
+    """Whether this process is a ``multiprocessing`` worker.
+
+    A spawned worker imports its parent's main module (and so this one) before
+    ``parent_process()`` is set, but after its process name is (``SpawnPoolWorker-1``).
+    """
+    return mp.current_process().name != "MainProcess" or mp.parent_process() is not None
+
+
+def workers_die_with_their_parent() -> None:
+    """Make every ``multiprocessing`` worker that imports this module die with its parent.
+
+    ``evaluation.workers`` gives its own workers that guarantee; a pool made elsewhere (a study's
+    ``multiprocessing.Pool``, SB3's subprocess environments) gets it here: in a worker that
+    imports this module (a ``spawn`` worker imports its modules afresh; a forked one may import it
+    with its job) and, through ``os.register_at_fork``, in every child forked from a process that
+    imported it (the ``fork`` method; the fork server's workers, which then end with the fork
+    server, which ends with its caller). Without it, a study killed by SIGTERM or SIGKILL left its
+    workers and their simulators running. Runs once, when this module is imported.
+    """
+    if _in_a_worker():
+        die_with_parent()
+    os.register_at_fork(after_in_child=die_with_parent)
+
+
+workers_die_with_their_parent()

@@ -33,7 +33,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 
@@ -47,6 +47,9 @@ from cellgym.vocab import (
     check_keys,
     check_range,
 )
+
+#: A term's type: a float (``reward_terms``) or a ``[B]`` array (``reward_terms_batch``).
+T = TypeVar("T", float, np.ndarray)
 
 __all__ = [
     "REWARD_FORMS",
@@ -233,25 +236,7 @@ def reward_terms(
                 if (f == flow or g & GROUP_CUBIC) and row[act] > 0
             ]
         )
-    if spec.form == "zeus":
-        reward = (
-            spec.w_utilization * utilization
-            + spec.w_inverse_delay * inverse
-            + spec.w_intra_fairness * intra
-            + spec.w_inter_fairness * inter
-        )
-    else:
-        reward = spec.w_utilization * utilization - spec.w_delay * penalty + spec.w_fairness * jain
-    return {
-        "utilization": utilization,
-        "delay_ms": delay,
-        "delay_penalty": penalty,
-        "jain": jain,
-        "reward": reward,
-        "inverse_delay": inverse,
-        "intra_jain": intra,
-        "inter_jain": inter,
-    }
+    return _with_reward(spec, utilization, delay, penalty, jain, inverse, intra, inter)
 
 
 def reward_terms_batch(
@@ -308,6 +293,20 @@ def reward_terms_batch(
         intra = _jain_batch(x, active & ((g & GROUP_SAME) > 0))
         own = np.arange(flows.shape[1]) == flow
         inter = _jain_batch(x, active & (((g & GROUP_CUBIC) > 0) | own))
+    return _with_reward(spec, utilization, delay, penalty, jain, inverse, intra, inter)
+
+
+def _with_reward(
+    spec: RewardSpec,
+    utilization: T,
+    delay: T,
+    penalty: T,
+    jain: T,
+    inverse: T,
+    intra: T,
+    inter: T,
+) -> dict[str, T]:
+    """The ``TERMS``: the terms and their weighted sum (``spec.form``), for floats or arrays."""
     if spec.form == "zeus":
         reward = (
             spec.w_utilization * utilization

@@ -1,8 +1,14 @@
 """The environment contract: observation table, limits, action modes and reward terms, once.
 
-``LteCellEnv`` (both backends), the fast one-call step (``envs.fastsim.single``) and the fast
-``VectorEnv`` all read this module, so the observation's columns, their bounds and the action's
-limits cannot drift apart between them.
+``LteCellEnv`` (both backends), the PettingZoo ``MultiFlowEnv``, the fast one-call step
+(``envs.fastsim.single``), the fast ``VectorEnv`` and the multi-agent ``FastMultiAgentVecEnv``
+all read this module, so the observation's columns, their bounds and the action's limits cannot
+drift apart between them. How a relative action becomes a command and raw values an observation
+is written here in two forms: one flow (``flow_command``, ``flow_observation``) and arrays of
+flows (``flow_commands``, ``flow_observations``, the multi-agent vector env's batch; one flow's
+observation is the array form of its row). The fused fast step keeps its compiled copy of both
+(``envs.fastsim.single``, the same float64 operations), as the reward has its one-cell, batch
+(``cellgym.reward``) and compiled forms.
 """
 
 from __future__ import annotations
@@ -69,7 +75,9 @@ __all__ = [
     "agent_flow",
     "check_env_args",
     "flow_command",
+    "flow_commands",
     "flow_observation",
+    "flow_observations",
     "observation_space",
 ]
 
@@ -103,13 +111,22 @@ def check_env_args(action_mode: str, max_change: float, **_: Any) -> None:
     check_max_change(max_change)
 
 
-def flow_observation(flows: np.ndarray, flow: int, step_s: float) -> np.ndarray:
-    """The observation (``OBS_TABLE``) of ``flow`` from a step's raw ``[F, FLOW_FIELDS]`` array."""
-    vals = flows[flow, OBS_RAW_COLUMNS]  # a float64 copy
-    vals[OBS_ACKED] = vals[OBS_ACKED] * 8e-6 / step_s  # acked bytes -> Mbit/s
+def flow_observations(rows: np.ndarray, step_s: float) -> np.ndarray:
+    """The observations (``OBS_TABLE``) of raw flow rows ``[..., FLOW_FIELDS]``: ``[..., 11]``.
+
+    One flow's row gives its observation (``flow_observation``); the multi-agent vector env
+    passes ``[B, A, FLOW_FIELDS]``, every agent flow of every cell.
+    """
+    vals = rows[..., OBS_RAW_COLUMNS]  # a float64 copy
+    vals[..., OBS_ACKED] = vals[..., OBS_ACKED] * 8e-6 / step_s  # acked bytes -> Mbit/s
     obs = vals.astype(np.float32)
     np.minimum(obs, OBS_HIGH, out=obs)
     return np.maximum(obs, 0.0, out=obs)
+
+
+def flow_observation(flows: np.ndarray, flow: int, step_s: float) -> np.ndarray:
+    """The observation (``OBS_TABLE``) of ``flow`` from a step's raw ``[F, FLOW_FIELDS]`` array."""
+    return flow_observations(flows[flow], step_s)
 
 
 def flow_command(
@@ -139,3 +156,35 @@ def flow_command(
     rtt_min_s = (row[FLOW["rtt_min_ms"]] or 40.0) / 1000.0
     cwnd = max(4 * SEGMENT_BYTES, 2 * rate_mbps * 1e6 / 8 * rtt_min_s)
     return min(cwnd, MAX_CWND_BYTES), rate_mbps, rate_mbps
+
+
+def flow_commands(
+    rows: np.ndarray, a: np.ndarray, action_mode: str, max_change: float, rate_mbps: np.ndarray
+) -> tuple[np.ndarray, np.ndarray]:
+    """``flow_command`` for arrays of agent flows (the multi-agent vector env's batch).
+
+    Args:
+        rows: ``[..., FLOW_FIELDS]`` the flows' raw values of the last step.
+        a: ``[...]`` the clipped relative actions.
+        action_mode: ``cwnd`` or ``rate`` (``flow_command``).
+        max_change: Largest factor of one step.
+        rate_mbps: ``[...]`` each flow's pacing rate set by its previous action (0 before).
+
+    Returns:
+        ``(cwnd_bytes, rate_mbps)``: the windows, and in ``rate`` mode the new pacing rates (in
+        ``cwnd`` mode ``rate_mbps`` unchanged, no pacing). A NaN raw value stays NaN here, where
+        ``flow_command``'s Python ``min``/``max`` return the bound.
+    """
+    factor = max_change**a
+    if action_mode == "cwnd":
+        cwnd = rows[..., FLOW["cwnd_bytes"]]
+        cwnd = np.where(cwnd != 0, cwnd, 10 * SEGMENT_BYTES)
+        return np.minimum(MAX_CWND_BYTES, np.maximum(MIN_CWND_BYTES, cwnd * factor)), rate_mbps
+    fb = rows[..., FLOW["fb_rate_mbps"]]
+    start = np.where(fb != 0, fb, 1.0)
+    rate = np.where(rate_mbps > 0, rate_mbps, start)
+    rate = np.minimum(MAX_RATE_MBPS, np.maximum(MIN_RATE_MBPS, rate * factor))
+    rtt = rows[..., FLOW["rtt_min_ms"]]
+    rtt_min_s = np.where(rtt != 0, rtt, 40.0) / 1000.0
+    cwnd = np.maximum(4 * SEGMENT_BYTES, 2 * rate * 1e6 / 8 * rtt_min_s)
+    return np.minimum(cwnd, MAX_CWND_BYTES), rate

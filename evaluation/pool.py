@@ -16,12 +16,7 @@ each job as its own simulation (``evaluation.rollouts``), and returns the tables
 from __future__ import annotations
 
 import logging
-import multiprocessing.util
 import os
-import select
-import shutil
-import signal
-import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -31,7 +26,6 @@ from typing import Any, NamedTuple
 import pandas as pd
 
 from cellgym.metrics import EpisodeRecords
-from cellgym.processes import die_with_parent
 from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec, load_scenario
 from cellgym.vocab import BACKENDS, SpecError, check_choice
@@ -52,6 +46,7 @@ from evaluation.resolve import (
     unique_labels,
 )
 from evaluation.rollouts import make_baseline, run_native, run_policy
+from evaluation.workers import worker_pool
 
 log = logging.getLogger(__name__)
 
@@ -150,63 +145,12 @@ def execute_job(
         return JobOutcome(job, failed_row(job, exc, time.monotonic() - t0))
 
 
-def _watch_parent(pid: int, temp_dir: str | None = None) -> None:
-    """End this process as soon as process ``pid`` has ended (a daemon thread waits for it).
-
-    Under ``forkserver`` a worker's parent is the fork server, not the process that started the
-    pool, and the server outlives that process while any worker holds its pipe: the kernel's
-    parent-death signal alone would leave a busy worker running after a SIGKILL of the caller.
-    ``temp_dir`` (the caller's ``multiprocessing`` folder, ``pymp-*``, which a killed caller
-    cannot remove) is removed on the way out.
-    """
-
-    def wait() -> None:
-        try:
-            fd = os.pidfd_open(pid)
-        except (AttributeError, OSError):  # no pidfd (old kernel): poll instead
-            while _alive(pid):
-                time.sleep(0.5)
-        else:
-            select.select([fd], [], [])  # readable when the process has ended
-        if temp_dir:
-            shutil.rmtree(temp_dir, ignore_errors=True)
-        os._exit(1)  # the simulators (children with a parent-death signal) follow
-
-    if not _alive(pid):
-        os._exit(1)
-    threading.Thread(target=wait, name="cellgym-watch-parent", daemon=True).start()
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _worker_init(caller: int | None = None, caller_temp_dir: str | None = None) -> None:
-    """Tie the worker's life to the caller's; keep it to one thread (the jobs are the parallelism).
-
-    Args:
-        caller: The process that runs the pool: the worker ends when it does, whatever kills it.
-        caller_temp_dir: The caller's ``multiprocessing`` temporary folder, removed by the
-            workers when the caller has ended without removing it (``worker_initargs``).
-    """
-    die_with_parent()  # the direct parent (the fork server, or the caller under spawn)
-    if caller is not None:
-        _watch_parent(caller, caller_temp_dir)
+def _single_threaded() -> None:
+    """The evaluation workers' own setup: one thread each (the jobs are the parallelism)."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     os.environ.setdefault("MKL_NUM_THREADS", "1")
     os.environ.setdefault("NUMBA_NUM_THREADS", "1")
     logging.basicConfig(level=logging.WARNING)
-
-
-def worker_initargs() -> tuple[int, str]:
-    """``_worker_init``'s arguments in the process that starts a pool: its pid and its folder."""
-    return os.getpid(), multiprocessing.util.get_temp_dir()
 
 
 class Evaluation(NamedTuple):
@@ -393,21 +337,6 @@ def evaluate_many(
 _PRELOAD: tuple[str, ...] = ("evaluation.pool", "envs.lte_cell", "envs.session", "baselines")
 
 
-def _pool_context() -> Any:
-    """``forkserver`` (workers forked from a server that imported ``_PRELOAD``), else ``spawn``."""
-    import multiprocessing as mp
-
-    from cellgym.processes import use_standard_start_method
-
-    use_standard_start_method()
-    if "forkserver" not in mp.get_all_start_methods():
-        return mp.get_context("spawn")
-    ctx = mp.get_context("forkserver")
-    # Takes effect only if the server is not running yet; '__main__' is the default preload.
-    ctx.set_forkserver_preload(["__main__", *_PRELOAD])
-    return ctx
-
-
 def _warm_up(backend: str, scenario: ScenarioSpec) -> None:
     """Compile (or load) the fast simulator's kernels once here, before the workers need them.
 
@@ -425,26 +354,6 @@ def _warm_up(backend: str, scenario: ScenarioSpec) -> None:
     log.debug("fast backend warm-up: %.1f s", time.monotonic() - t0)
 
 
-def _raise_on_sigterm(signum: int, frame: Any) -> None:
-    """SIGTERM as an exception, so that the pool is torn down on the way out (exit 143)."""
-    raise SystemExit(128 + signum)
-
-
-def _stop_workers(pool: Any) -> None:
-    """Terminate the pool's workers now (their simulators die with them) and wait for them."""
-    procs = list((getattr(pool, "_processes", None) or {}).values())
-    for p in procs:
-        if p.is_alive():
-            p.terminate()
-    pool.shutdown(wait=False, cancel_futures=True)
-    deadline = time.monotonic() + 5.0
-    for p in procs:
-        p.join(max(0.0, deadline - time.monotonic()))
-        if p.is_alive():
-            p.kill()
-            p.join(1.0)
-
-
 def pool_map(
     items: Sequence[Any],
     submit: Callable[[Any, Any], Any],
@@ -454,30 +363,22 @@ def pool_map(
     last_try: bool = False,
     meanwhile: Callable[[], None] | None = None,
 ) -> list[Any]:
-    """Run ``items`` in this module's worker processes; return those lost to a dead worker.
+    """Run ``items`` in the evaluation loop's worker processes; return those lost to a dead worker.
 
     ``submit(executor, item)`` submits an item's job (a picklable function and its arguments) and
     returns its future; ``finish(item, result)`` takes each result as it completes;
     ``failed(item, message)`` makes the result of a job that raised, or (``last_try``) whose
     worker died. ``meanwhile`` runs in this process once every item is submitted.
 
-    No worker outlives the caller: on any exception here (Ctrl-C, or SIGTERM, turned into
-    ``SystemExit(143)`` while the pool runs) the workers are terminated before it propagates, and
-    each worker ends by itself when the caller is killed outright (``_worker_init``).
+    The pool is ``evaluation.workers.worker_pool`` (its start method and its guarantee that no
+    worker outlives the caller), with each worker single-threaded and the fork server preloading
+    ``_PRELOAD``.
     """
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import as_completed
     from concurrent.futures.process import BrokenProcessPool
 
     lost: list[Any] = []
-    on_term = threading.current_thread() is threading.main_thread() and (
-        signal.getsignal(signal.SIGTERM) == signal.SIG_DFL
-    )
-    if on_term:
-        signal.signal(signal.SIGTERM, _raise_on_sigterm)
-    pool = ProcessPoolExecutor(
-        workers, mp_context=_pool_context(), initializer=_worker_init, initargs=worker_initargs()
-    )
-    try:
+    with worker_pool(workers, _single_threaded, preload=_PRELOAD) as pool:
         futures = {}
         for k, item in enumerate(items):
             try:
@@ -499,14 +400,6 @@ def pool_map(
             except Exception as exc:  # e.g. a result that cannot be sent back
                 result = failed(item, f"{type(exc).__name__}: {exc}")
             finish(item, result)
-    except BaseException:
-        _stop_workers(pool)
-        raise
-    else:
-        pool.shutdown(wait=True)
-    finally:
-        if on_term:
-            signal.signal(signal.SIGTERM, signal.SIG_DFL)
     return lost
 
 

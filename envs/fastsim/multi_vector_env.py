@@ -25,21 +25,16 @@ import numpy as np
 from gymnasium.utils.seeding import np_random
 from stable_baselines3.common.vec_env import VecEnv
 
-from cellgym.fields import FLOW, SEGMENT_BYTES
+from cellgym.fields import FLOW
 from cellgym.reward import RewardSpec, fairness_groups, reward_terms_batch
 from cellgym.scenario import ScenarioSpec
 from cellgym.seeding import draw_rng_run
 from cellgym.vocab import SpecError, check_range, check_type
 from envs.contract import (
-    MAX_CWND_BYTES,
-    MAX_RATE_MBPS,
-    MIN_CWND_BYTES,
-    MIN_RATE_MBPS,
-    OBS_ACKED,
-    OBS_HIGH,
-    OBS_RAW_COLUMNS,
     action_space,
     check_env_args,
+    flow_commands,
+    flow_observations,
     observation_space,
 )
 from envs.fastsim.params import FastSimParams
@@ -242,34 +237,21 @@ class FastMultiAgentVecEnv(VecEnv):
             self._running[mask] = running[mask]
 
     def _commands(self, a: np.ndarray, acting: np.ndarray) -> np.ndarray:
-        """``[B, A, 2]`` absolute commands: ``envs.contract.flow_command``, for every entry."""
+        """``[B, A, 2]`` absolute commands: ``envs.contract.flow_commands``, for every entry."""
         rows = self.cells.flows[:, self.agent_flows]
-        factor = self.max_change**a
         out = np.zeros((self.cells_n, self.n_agents, 2))
-        if self.action_mode == "cwnd":
-            cwnd = rows[:, :, FLOW["cwnd_bytes"]]
-            cwnd = np.where(cwnd != 0, cwnd, 10 * SEGMENT_BYTES)
-            out[:, :, 0] = np.minimum(MAX_CWND_BYTES, np.maximum(MIN_CWND_BYTES, cwnd * factor))
-            return out
-        fb = rows[:, :, FLOW["fb_rate_mbps"]]
-        start = np.where(fb != 0, fb, 1.0)
-        rate = np.where(self._rate > 0, self._rate, start)
-        rate = np.minimum(MAX_RATE_MBPS, np.maximum(MIN_RATE_MBPS, rate * factor))
-        self._rate = np.where(acting, rate, self._rate)
-        rtt = rows[:, :, FLOW["rtt_min_ms"]]
-        rtt_min_s = np.where(rtt != 0, rtt, 40.0) / 1000.0
-        cwnd = np.maximum(4 * SEGMENT_BYTES, 2 * rate * 1e6 / 8 * rtt_min_s)
-        out[:, :, 0] = np.minimum(cwnd, MAX_CWND_BYTES)
-        out[:, :, 1] = rate
+        cwnd, rate = flow_commands(rows, a, self.action_mode, self.max_change, self._rate)
+        out[:, :, 0] = cwnd
+        if self.action_mode == "rate":
+            self._rate = np.where(acting, rate, self._rate)
+            out[:, :, 1] = rate
         return out
 
     def _observe(self, shown: np.ndarray | None = None) -> np.ndarray:
-        """``[B * A, 11]`` observations (``envs.contract.flow_observation``).
+        """``[B * A, 11]`` observations (``envs.contract.flow_observations``).
 
         Entries outside ``shown`` (default: the running flows) are zeros.
         """
-        vals = self.cells.flows[:, self.agent_flows][:, :, OBS_RAW_COLUMNS]
-        vals[:, :, OBS_ACKED] = vals[:, :, OBS_ACKED] * 8e-6 / self.step_s
-        obs = np.clip(vals.astype(np.float32), 0.0, OBS_HIGH)
+        obs = flow_observations(self.cells.flows[:, self.agent_flows], self.step_s)
         obs[~(self._running if shown is None else shown)] = 0.0
         return obs.reshape(self.num_envs, -1)

@@ -51,6 +51,7 @@ from evaluation.experiments.behaviour_probes import (
     digest,
 )
 from evaluation.experiments.behaviour_studies import STUDIES
+from evaluation.workers import map_jobs
 
 __all__ = [
     "FORMAT",
@@ -156,14 +157,8 @@ def fingerprint(module: str, args: Sequence[str], jobs: int = 1) -> dict[str, An
     if len(set(labels)) != len(labels):
         raise ValueError(f"{module}: two probes share a label")
     if jobs > 1 and len(chosen) > 1:
-        import multiprocessing as mp
-
-        with mp.get_context("forkserver").Pool(jobs) as pool:
-            results = dict(
-                pool.imap_unordered(
-                    _probe_worker, [(module, list(args), lab) for lab in labels], chunksize=1
-                )
-            )
+        items = [(module, list(args), lab) for lab in labels]
+        results = dict(map_jobs(_probe_worker, items, jobs, name=lambda it: f"probe {it[2]}"))
     else:
         results = {p.label: _run_probe(p) for p in chosen}
     probes = {lab: results[lab] for lab in sorted(results)}
