@@ -18,9 +18,11 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import multiprocessing as mp
+import multiprocessing.connection
 import os
 import signal
 import subprocess
+import time
 
 #: The start methods the standard library knows.
 STANDARD_START_METHODS: tuple[str, ...] = ("fork", "spawn", "forkserver")
@@ -87,7 +89,26 @@ def workers_die_with_their_parent() -> None:
     """
     if _in_a_worker():
         die_with_parent()
+        _watch_the_starter()
     os.register_at_fork(after_in_child=die_with_parent)
+
+
+def _watch_the_starter() -> None:
+    """End this worker when the process that started its pool ends.
+
+    A fork server's worker has the fork server as its parent, which a killed caller can leave
+    running; ``multiprocessing.parent_process()`` (set once the worker starts, after its imports)
+    is the caller, and its sentinel becomes ready when the caller ends.
+    """
+    import threading
+
+    def watch() -> None:
+        while (parent := mp.parent_process()) is None:
+            time.sleep(0.2)
+        mp.connection.wait([parent.sentinel])
+        os.kill(os.getpid(), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="cellgym-watch-starter", daemon=True).start()
 
 
 workers_die_with_their_parent()

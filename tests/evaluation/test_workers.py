@@ -107,3 +107,16 @@ def test_killing_a_study_leaves_no_process_behind(tmp_path, sig, request):
         "--jobs", "2", "--no-ns3-cache", "--out", str(tmp_path / "calibration"),
     ]  # fmt: skip
     kill_and_check(cmd, sig, _two_simulating_workers, request)
+
+
+@pytest.mark.parametrize("method", ["forkserver", "spawn", "fork"])
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL], ids=["SIGTERM", "SIGKILL"])
+def test_a_pool_made_elsewhere_leaves_no_process_behind(tmp_path, method, sig, request):
+    # A study's own pool (tests/test_architecture.py's STUDY_POOLS): cellgym.processes makes its
+    # workers die with their parent and end when the caller does (the fork server, whose workers
+    # they are, can outlive a killed caller). Before, all three start methods left both workers.
+    ready = tmp_path / "ready"
+    ready.mkdir()
+    cmd = [sys.executable, "-m", "tests.evaluation.own_pool", method]
+    env = {"CELLGYM_TEST_READY": str(ready)}
+    kill_and_check(cmd, sig, lambda root: len(list(ready.iterdir())) >= 2, request, env, False)
