@@ -18,10 +18,12 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import multiprocessing as mp
-import multiprocessing.connection
 import os
+import select
+import shutil
 import signal
 import subprocess
+import threading
 import time
 
 #: The start methods the standard library knows.
@@ -67,6 +69,58 @@ def reap(proc: subprocess.Popen, grace_s: float = 1.0) -> None:
             proc.wait()
 
 
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+#: The processes this one ends with (``end_with``), each with the folders to remove first.
+_ENDS_WITH: dict[int, list[str]] = {}
+_ENDS_WITH_LOCK = threading.Lock()
+
+
+def end_with(pid: int, temp_dir: str | None = None) -> None:
+    """End this process as soon as process ``pid`` has ended (a daemon thread waits for it).
+
+    A ``multiprocessing`` worker's parent under ``forkserver`` is the fork server, not the process
+    that started the pool, and the server can outlive that process: the kernel's parent-death
+    signal alone would leave a busy worker running after a SIGKILL of the caller. ``temp_dir``
+    (the caller's ``pymp-*`` folder, which a killed caller cannot remove) is removed on the way
+    out. Asking again for the same ``pid`` only adds its ``temp_dir``.
+    """
+    with _ENDS_WITH_LOCK:
+        first = pid not in _ENDS_WITH
+        folders = _ENDS_WITH.setdefault(pid, [])
+        if temp_dir:
+            folders.append(temp_dir)
+    if not first:
+        return
+
+    def leave() -> None:
+        for folder in folders:
+            shutil.rmtree(folder, ignore_errors=True)
+        os._exit(1)  # the simulators (children with a parent-death signal) follow
+
+    def wait_for_it() -> None:
+        try:
+            fd = os.pidfd_open(pid)
+        except (AttributeError, OSError):  # no pidfd (old kernel): poll instead
+            while _alive(pid):
+                time.sleep(0.5)
+        else:
+            select.select([fd], [], [])  # readable when the process has ended
+        leave()
+
+    if not _alive(pid):
+        leave()
+    threading.Thread(target=wait_for_it, name="cellgym-end-with", daemon=True).start()
+
+
 def _in_a_worker() -> bool:
     """Whether this process is a ``multiprocessing`` worker.
 
@@ -94,19 +148,16 @@ def workers_die_with_their_parent() -> None:
 
 
 def _watch_the_starter() -> None:
-    """End this worker when the process that started its pool ends.
+    """End this worker when the process that started its pool ends (``end_with``).
 
-    A fork server's worker has the fork server as its parent, which a killed caller can leave
-    running; ``multiprocessing.parent_process()`` (set once the worker starts, after its imports)
-    is the caller, and its sentinel becomes ready when the caller ends.
+    ``multiprocessing.parent_process()`` is that process; a spawned worker imports this module
+    before it is set, so a daemon thread waits for it first.
     """
-    import threading
 
     def watch() -> None:
         while (parent := mp.parent_process()) is None:
             time.sleep(0.2)
-        mp.connection.wait([parent.sentinel])
-        os.kill(os.getpid(), signal.SIGKILL)
+        end_with(parent.pid)
 
     threading.Thread(target=watch, name="cellgym-watch-starter", daemon=True).start()
 

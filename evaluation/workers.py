@@ -30,8 +30,6 @@ import contextlib
 import multiprocessing as mp
 import multiprocessing.util
 import os
-import select
-import shutil
 import signal
 import threading
 import time
@@ -40,7 +38,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from concurrent.futures.process import BrokenProcessPool
 from typing import Any, TypeVar
 
-from cellgym.processes import die_with_parent, use_standard_start_method
+from cellgym.processes import die_with_parent, end_with, use_standard_start_method
 from cellgym.vocab import SpecError
 
 T = TypeVar("T")
@@ -73,44 +71,6 @@ def pool_context(preload: Sequence[str] = ()) -> Any:
     return ctx
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
-def _watch_parent(pid: int, temp_dir: str | None = None) -> None:
-    """End this process as soon as process ``pid`` has ended (a daemon thread waits for it).
-
-    Under ``forkserver`` a worker's parent is the fork server, not the process that started the
-    pool, and the server outlives that process while any worker holds its pipe: the kernel's
-    parent-death signal alone would leave a busy worker running after a SIGKILL of the caller.
-    ``temp_dir`` (the caller's ``multiprocessing`` folder, ``pymp-*``, which a killed caller
-    cannot remove) is removed on the way out, unless the parent-death signal of the fork
-    server's own exit ends this worker first.
-    """
-
-    def wait_for_it() -> None:
-        try:
-            fd = os.pidfd_open(pid)
-        except (AttributeError, OSError):  # no pidfd (old kernel): poll instead
-            while _alive(pid):
-                time.sleep(0.5)
-        else:
-            select.select([fd], [], [])  # readable when the process has ended
-        if temp_dir:
-            shutil.rmtree(temp_dir, ignore_errors=True)
-        os._exit(1)  # the simulators (children with a parent-death signal) follow
-
-    if not _alive(pid):
-        os._exit(1)
-    threading.Thread(target=wait_for_it, name="cellgym-watch-parent", daemon=True).start()
-
-
 def _worker_init(
     caller: int | None = None,
     caller_temp_dir: str | None = None,
@@ -128,7 +88,7 @@ def _worker_init(
     """
     die_with_parent()  # the direct parent (the fork server, or the caller under spawn)
     if caller is not None:
-        _watch_parent(caller, caller_temp_dir)
+        end_with(caller, caller_temp_dir)
     if initializer is not None:
         initializer(*initargs)
 

@@ -410,11 +410,20 @@ CellGymBsTap::WantsSojourns() const
 }
 
 int64_t
-CellGymBsTap::FindFlow(Ipv4Address ue, uint16_t uePort, Ipv4Address server) const
+CellGymBsTap::FindFlow(Ptr<const Packet> packet, bool downlink, Ipv4Header& inner) const
 {
+    uint16_t srcPort;
+    uint16_t dstPort;
+    if (!InnerHeader(packet, inner, srcPort, dstPort))
+    {
+        return -1;
+    }
+    // The UE's end is the destination of a downlink packet and the source of an uplink one.
+    const Ipv4Address ue = downlink ? inner.GetDestination() : inner.GetSource();
+    const Ipv4Address server = downlink ? inner.GetSource() : inner.GetDestination();
     if (!m_ueEndToFlow.empty())
     {
-        auto it = m_ueEndToFlow.find({ue.Get(), uePort});
+        auto it = m_ueEndToFlow.find({ue.Get(), downlink ? dstPort : srcPort});
         if (it != m_ueEndToFlow.end())
         {
             return it->second;
@@ -428,13 +437,7 @@ void
 CellGymBsTap::OnS1uRx(Ptr<const Packet> packet)
 {
     Ipv4Header inner;
-    uint16_t srcPort;
-    uint16_t dstPort;
-    if (!InnerHeader(packet, inner, srcPort, dstPort))
-    {
-        return;
-    }
-    const int64_t flow = FindFlow(inner.GetDestination(), dstPort, inner.GetSource());
+    const int64_t flow = FindFlow(packet, true, inner);
     if (flow < 0)
     {
         return;
@@ -452,13 +455,7 @@ void
 CellGymBsTap::OnS1uTx(Ptr<const Packet> packet)
 {
     Ipv4Header inner;
-    uint16_t srcPort;
-    uint16_t dstPort;
-    if (!InnerHeader(packet, inner, srcPort, dstPort))
-    {
-        return;
-    }
-    const int64_t flow = FindFlow(inner.GetSource(), srcPort, inner.GetDestination());
+    const int64_t flow = FindFlow(packet, false, inner);
     if (flow < 0)
     {
         return;

@@ -3,6 +3,7 @@
 #define CELLGYM_BS_TAP_H
 
 #include "ns3/ipv4-address.h"
+#include "ns3/ipv4-header.h"
 #include "ns3/net-device.h"
 #include "ns3/nstime.h"
 #include "ns3/object.h"
@@ -222,8 +223,9 @@ class CellGymBsTap : public Object
 
     /// @return the UE of an RNTI, -1 if none (cached; the cache is refreshed on misses)
     int UeOfRnti(uint16_t rnti);
-    /// @return the flow of a packet by its UE end, else by its server; -1 if none
-    int64_t FindFlow(Ipv4Address ue, uint16_t uePort, Ipv4Address server) const;
+    /// @return the flow of an S1-U packet (its inner header into `inner`) by its UE end, else by
+    ///         its server; -1 if none (or not an IPv4 packet in GTP-U)
+    int64_t FindFlow(Ptr<const Packet> packet, bool downlink, Ipv4Header& inner) const;
     /// Close the current TTI: tell the subscribers, then start the next one.
     void EndTti();
     /// The S1-U device received a (downlink) packet.

@@ -148,7 +148,9 @@ CellGymSenderApp::OpenSocket()
     // segments (PBE-CC) need pacing (agent flows switch it on and off themselves, per command).
     CellGymExplicitSender* explicitSender = ExplicitSender();
     const auto pacing = explicitSender ? explicitSender->GetPacing() : Pacing::NONE;
-    if (PacingOf(m_config.cca) == CcaPacing::ALWAYS || pacing == Pacing::ALL)
+    const CcaPacing own = PacingOf(m_config.cca);
+    m_reportsPacing = own != CcaPacing::OWN || pacing == Pacing::ALL;
+    if (own == CcaPacing::ALWAYS || pacing == Pacing::ALL)
     {
         tcp->SetPacingStatus(true);
     }
@@ -523,9 +525,7 @@ CellGymSenderApp::Finished() const
 void
 CellGymSenderApp::TakeObservation(double* row)
 {
-    const bool pacing = m_pacingMbps > 0
-                        && (PacingOf(m_config.cca) != CcaPacing::OWN
-                            || (m_explicitSender && m_explicitSender->GetPacing() == Pacing::ALL));
+    const bool pacing = m_pacingMbps > 0 && m_reportsPacing;
     row[0] = m_fbRateMbps;
     row[1] = m_fbHolMs;
     row[2] = m_rttLastMs;

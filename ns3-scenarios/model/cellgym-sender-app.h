@@ -253,6 +253,9 @@ class CellGymSenderApp : public Application
     Ptr<TcpCongestionOps> m_cca; //!< its congestion control
     /// m_cca as an explicit-feedback sender, or nullptr (UseCca)
     CellGymExplicitSender* m_explicitSender{nullptr};
+    /// It paces always, by command or as an explicit sender that paces all its segments: its
+    /// pacing rate is observed (set with its socket)
+    bool m_reportsPacing{false};
     uint64_t m_budgetBytes{0}; //!< bytes the application may still hand over
     uint64_t m_sndBufBytes{0}; //!< the socket's send buffer size
     bool m_unlimited{false};   //!< bulk: no budget
