@@ -113,11 +113,8 @@ def seed_cache(
     }
     for j in jobs:
         row = rows.get((j.entrant.label, j.task, int(j.seed)))
-        if row is None or j.entrant.label in controllers or j.task in tasks:
-            continue
-        if j.entrant.kind == "trained":
-            continue
-        if cache.get(j.backend, j.key) is not None:
+        moved_run = j.entrant.label in controllers or j.task in tasks
+        if row is None or moved_run or j.entrant.kind == "trained" or cache.get(j.backend, j.key):
             continue
         cache.put(
             j.backend,
