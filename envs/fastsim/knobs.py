@@ -51,6 +51,7 @@ KNOB_RANGES: dict[str, Any] = {
     "enb_power_dbm": FINITE,
     "noise_figure_db": FINITE,
     "harq_rtt_ttis": (1, math.inf),
+    "ul_lead_ms": (0.0, 1.0),
     "harq_max_tx": (1, 8),
     "harq_bler_retx": "[0, 1)",
     "nr_bler_target": "[0, 1)",

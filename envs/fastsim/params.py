@@ -99,6 +99,13 @@ P_UL_PERIOD_MS = 36
 #: Entries of each flow's loss record and retransmission queue (a power of two): every segment of
 #: a full receive window (``FastSimParams.rcv_buf_bytes``) can be lost and retransmitted.
 LOST_SLOTS = 4096
+#: LTE's uplink lead: ns-3's ``LteUePhy`` sends a TB's data part for ``UL_DATA_DURATION`` (one
+#: ms less one SC-FDMA symbol, 71,429 ns, less 1 ns), so the eNB receives the ACKs it carries,
+#: and a sender's ACK-clocked answer reaches the eNB (after whole-ms wired delays), 71.43 us
+#: before the TTI in which the model has it arrive: ns-3's HoL delays read k + 0.064-0.069 ms
+#: (the rest, about 4 us, is the wired links' serialization), the model's k ms without it.
+#: With the XRC budget a whole number of ms, that lead decides whether a step is within it.
+LTE_UL_LEAD_MS = 71_430e-6
 
 
 def knob_ranges() -> dict[str, Any]:
@@ -144,7 +151,8 @@ P_PBE = P_WIRED_BPMS + 1  # PBE-CC's values from here: ``pbe_params.PB_*``
 P_DRAW_MOVES = P_PBE + PB_LEN  # random moves K: ``dr[b, k * U + u]``, UE u after move k + 1
 P_DRAW_UDP = P_DRAW_MOVES + 1  # ON/OFF periods (ms) per UDP source, source by source
 P_DRAW_UDP0 = P_DRAW_UDP + 1  # where they begin in ``dr`` (``K * U``)
-P_LEN = P_DRAW_UDP0 + 1
+P_UL_LEAD_MS = P_DRAW_UDP0 + 1  # ``FastSimParams.ul_lead_ms`` of the cell
+P_LEN = P_UL_LEAD_MS + 1
 
 # -- columns of the flow settings matrix ------------------------------------------------------
 FC_UE = 0
@@ -231,6 +239,10 @@ class FastSimParams:
         enb_power_dbm: eNB transmit power.
         noise_figure_db: UE noise figure.
         harq_rtt_ttis: LTE: first transmission -> HARQ retransmission, in TTIs (FDD: 8).
+        ul_lead_ms: How long before the start of the slot the model files it under a packet
+            reaches the base station; the HoL delay (observation, XRC's feedback, statistics)
+            and the RLC sojourns count it. ``None``: the cell's, ``LTE_UL_LEAD_MS`` on an LTE
+            cell and 0 on NR and wired ones (see ``LTE_UL_LEAD_MS``).
         harq_max_tx: Transmissions of a transport block at most; when all fail it is lost (RLC
             UM: its packets are lost to TCP).
         harq_bler_retx: Failure probability of a retransmission (soft combining).
@@ -286,6 +298,7 @@ class FastSimParams:
     enb_power_dbm: float = 30.0
     noise_figure_db: float = 9.0
     harq_rtt_ttis: int = 8
+    ul_lead_ms: float | None = None
     harq_max_tx: int = 4
     harq_bler_retx: float = 0.01
     nr_bler_target: float = 0.1
@@ -321,6 +334,9 @@ class FastSimParams:
             )
         if self.air_ul_ms is None:
             object.__setattr__(self, "air_ul_ms", 7 if self.uplink == "periodic" else 4)
+        if self.ul_lead_ms is None:
+            lead = LTE_UL_LEAD_MS if self.spec.cell.type == "lte" else 0.0
+            object.__setattr__(self, "ul_lead_ms", lead)
         if self.uplink not in UPLINK_MODELS:
             raise SpecError(f"fastsim.uplink={self.uplink!r}: choose one of {UPLINK_MODELS}")
         check_knob_ranges(self, knob_ranges(), "fastsim")
@@ -493,6 +509,7 @@ class FastSimParams:
         p[P_UPLINK] = UPLINK_CODES[self.uplink]
         p[P_UL_GRANT_MS] = self.ul_grant_ms
         p[P_SLOTS_PER_MS] = self.slots_per_ms
+        p[P_UL_LEAD_MS] = self.ul_lead_ms
         p[P_HARQ_RTT_SLOTS] = self.nr_harq_rtt_slots if self.is_nr else self.harq_rtt_ttis
         p[P_HARQ_MAX_TX] = self.harq_max_tx
         p[P_HARQ_BLER_RETX] = self.harq_bler_retx

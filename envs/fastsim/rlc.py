@@ -35,6 +35,7 @@ from envs.fastsim.params import (
     P_SDU_OVERHEAD_BYTES,
     P_SLOTS_PER_MS,
     P_TB_OVERHEAD_BYTES,
+    P_UL_LEAD_MS,
 )
 from envs.fastsim.receiver import _receive
 from envs.fastsim.state import (
@@ -204,7 +205,7 @@ def _serve(b, u, tb_bytes, t, slot, rel, airlost, p, fc, fi, fx, ue, ui, rlc, lo
     retransmission's); ``airlost``: every transmission fails. Packets that cannot reach the
     receiver now stay in the ring, held for in-order delivery at ``rel`` (``_release``). A
     packet leaves the RLC as the slot whose block sends its last byte begins: its sojourn is
-    ``slot - R_ARR`` slots (``U_SOJ_MAX``, a diagnostic).
+    ``slot - R_ARR`` slots and the cell's uplink lead (``U_SOJ_MAX``, a diagnostic).
     """
     q = rlc.shape[2]
     budget = tb_bytes - p[P_TB_OVERHEAD_BYTES]
@@ -221,7 +222,7 @@ def _serve(b, u, tb_bytes, t, slot, rel, airlost, p, fc, fi, fx, ue, ui, rlc, lo
         if rem <= budget:
             budget -= rem
             k = (ui[b, u, UI_RLC_HEAD] + ui[b, u, UI_HELD]) % q
-            soj = (slot - rlc[b, u, k, R_ARR]) / p[P_SLOTS_PER_MS]
+            soj = (slot - rlc[b, u, k, R_ARR]) / p[P_SLOTS_PER_MS] + p[P_UL_LEAD_MS]
             ue[b, u, U_SOJ_MAX] = max(ue[b, u, U_SOJ_MAX], soj)
             if decoded and ui[b, u, UI_HELD] == 0:
                 h = ui[b, u, UI_RLC_HEAD]

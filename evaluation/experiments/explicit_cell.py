@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import json
 import logging
-import multiprocessing as mp
 import sys
 import time
 from collections.abc import Sequence
@@ -38,6 +37,7 @@ from cellgym.provenance import markdown_line, record
 from cellgym.vocab import BACKENDS
 from evaluation.experiments import inputs
 from evaluation.experiments.xrc_paper import NR_SIM_TIME_S, Job, analyse, paper_scenario, with_ccas
+from evaluation.workers import map_jobs
 
 log = logging.getLogger(__name__)
 
@@ -250,19 +250,25 @@ def main(argv: Sequence[str] | None = None) -> None:
     t0 = time.perf_counter()
     done: dict[str, list[tuple[Job, Any, float]]] = {b: [] for b in backends}
     runs = []
-    with mp.get_context("forkserver").Pool(args.jobs) as pool:
-        for backend, job, rec, wall in pool.imap_unordered(_run, jobs):
-            log.info("%s %s %s seed %d: %.1f s", backend, job.figure, job.label, job.seed, wall)
-            done[backend].append((job, rec, wall))
-            runs.append(
-                {
-                    "backend": backend,
-                    "figure": job.figure,
-                    "label": job.label,
-                    "seed": job.seed,
-                    "wall_s": wall,
-                }
-            )
+
+    def finished(_item: tuple[str, Job], result: tuple[str, Job, Any, float]) -> None:
+        backend, job, rec, wall = result
+        log.info("%s %s %s seed %d: %.1f s", backend, job.figure, job.label, job.seed, wall)
+        done[backend].append((job, rec, wall))
+        runs.append(
+            {
+                "backend": backend,
+                "figure": job.figure,
+                "label": job.label,
+                "seed": job.seed,
+                "wall_s": wall,
+            }
+        )
+
+    map_jobs(
+        _run, jobs, args.jobs, in_process=False, on_result=finished,
+        name=lambda item: f"{item[0]} {item[1].figure} {item[1].label} seed {item[1].seed}",
+    )  # fmt: skip
     order = {(b, j.figure, j.label, j.seed): i for i, (b, j) in enumerate(jobs)}
     runs.sort(key=lambda r: order[(r["backend"], r["figure"], r["label"], r["seed"])])
     results = {}

@@ -28,7 +28,6 @@ import argparse
 import json
 import logging
 import math
-import multiprocessing as mp
 import os
 import sys
 import time
@@ -47,6 +46,7 @@ from cellgym.scenario import ScenarioSpec, load_scenario
 from cellgym.vocab import BACKENDS
 from cellgym.zeus import zeus_fairness
 from evaluation.experiments import inputs
+from evaluation.workers import map_jobs
 
 log = logging.getLogger(__name__)
 
@@ -355,11 +355,10 @@ def main(argv: Sequence[str] | None = None) -> dict[str, Any]:
         for n in args.n for b in args.backends for c in CONTROLLERS for s in seeds
     ]  # fmt: skip
     t1 = time.monotonic()
-    if args.jobs > 1:
-        with mp.get_context("spawn").Pool(args.jobs, initializer=_init_worker) as pool:
-            runs = pool.map(run_one, jobs, chunksize=1)
-    else:
-        runs = [run_one(j) for j in jobs]
+    runs = map_jobs(
+        run_one, jobs, args.jobs, initializer=_init_worker,
+        name=lambda j: f"N = {j['n']} {j['controller']} {j['backend']} seed {j['seed']}",
+    )  # fmt: skip
     runs_wall = time.monotonic() - t1
     rows = summarise(runs)
     numbers = {

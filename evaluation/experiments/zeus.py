@@ -38,7 +38,6 @@ import dataclasses
 import json
 import logging
 import math
-import multiprocessing as mp
 import sys
 import time
 from collections.abc import Sequence
@@ -65,6 +64,7 @@ from cellgym.traces import (
 from cellgym.traces.series import CapacitySeries
 from cellgym.vocab import BACKENDS, TRACE_SOURCES, ZEUS_BUFFER_BDPS, SpecError
 from evaluation.experiments import inputs
+from evaluation.workers import map_jobs
 
 log = logging.getLogger(__name__)
 
@@ -336,6 +336,13 @@ def _num(v: Any) -> Any:
     return v
 
 
+def _logged(_job: Any, result: tuple[Any, Any, float]) -> None:
+    """Log a failed simulation as it finishes."""
+    job, res, _wall = result
+    if isinstance(res, str):
+        log.warning("%s failed: %s", job.key, res)
+
+
 def _run(job: Job) -> tuple[Job, dict[str, Any] | str, float]:
     t0 = time.perf_counter()
     try:
@@ -559,21 +566,7 @@ def run_matrix(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
         )
         log.info("%s: %d simulations on %d workers", backend, len(jobs), args.jobs)
         t0 = time.perf_counter()
-        results = []
-        if args.jobs == 1:
-            it = map(_run, jobs)
-        else:
-            pool = mp.get_context("forkserver").Pool(args.jobs)
-            it = pool.imap_unordered(_run, jobs, chunksize=1 if backend == "ns3" else 4)
-        try:
-            for job, res, wall in it:
-                if isinstance(res, str):
-                    log.warning("%s failed: %s", job.key, res)
-                results.append((job, res, wall))
-        finally:
-            if args.jobs != 1:
-                pool.close()
-                pool.join()
+        results = map_jobs(_run, jobs, args.jobs, name=lambda j: str(j.key), on_result=_logged)
         wall_s = time.perf_counter() - t0
         order = {j.key: i for i, j in enumerate(jobs)}
         results.sort(key=lambda r: order[r[0].key])

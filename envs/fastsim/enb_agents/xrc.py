@@ -22,6 +22,7 @@ from envs.fastsim.params import (
     P_NUM_RBS,
     P_SLOTS_PER_MS,
     P_TRACE,
+    P_UL_LEAD_MS,
     P_USABLE_RBS,
     P_WINDOW_TTIS,
 )
@@ -107,8 +108,10 @@ def _agent_hol(b, slot, p, ue, ui, rlc):
     """The XRC agent's HoL at the end of ``slot``: the age of each UE's RLC head packet, ms.
 
     The head arrived at the start of slot ``R_ARR``, so at the end of ``slot`` it is
-    ``slot + 1 - R_ARR`` slots old. A packet leaves as the slot sending its last byte begins,
-    so the largest age a head reaches at a slot's end is its sojourn in the RLC.
+    ``slot + 1 - R_ARR`` slots old, and the cell's uplink lead older (``P_UL_LEAD_MS``: an
+    ACK-clocked packet reached the base station that long before the slot). A packet leaves
+    as the slot sending its last byte begins, so the largest age a head reaches at a slot's
+    end is its sojourn in the RLC.
     """
     q = rlc.shape[2]
     spm = p[P_SLOTS_PER_MS]
@@ -117,7 +120,7 @@ def _agent_hol(b, slot, p, ue, ui, rlc):
             h = ui[b, u, UI_RLC_HEAD] + ui[b, u, UI_HELD]
             if h >= q:
                 h -= q
-            hol = (slot + 1 - rlc[b, u, h, R_ARR]) / spm
+            hol = (slot + 1 - rlc[b, u, h, R_ARR]) / spm + p[P_UL_LEAD_MS]
         else:
             hol = 0.0
         ue[b, u, U_HOL] = hol
@@ -131,9 +134,13 @@ def _agent_end_tti(b, t, p, fc, fi, ue, fbr):
         ue[b, u, U_O_TTIS] += 1.0
     ring = fbr.shape[2]
     slot = t & (ring - 1)
+    # ns-3's agent stamps an ACK as the eNB receives it, the uplink lead before the TTI's end:
+    # the head is then the lead younger than at the end (the lead is measured from there).
+    lead = p[P_UL_LEAD_MS]
     for f in range(fi.shape[1]):
         fbr[b, f, slot, 0] = _flow_rate_mbps(b, f, t, p, fc, fi, ue)
-        fbr[b, f, slot, 1] = ue[b, int(fc[f, FC_UE]), U_HOL]
+        hol = ue[b, int(fc[f, FC_UE]), U_HOL]
+        fbr[b, f, slot, 1] = hol - lead if hol > lead else 0.0
 
 
 # ============================================================================================
