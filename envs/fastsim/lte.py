@@ -101,3 +101,12 @@ def ip_capacity_mbps(distance_m: float, num_rbs: int = 50) -> float:
         return 0.0
     tb = tbs_bytes(mcs, usable_rbs(num_rbs)) - 3
     return tb * IP_PACKET_BYTES / PDCP_PDU_BYTES * 8e-3
+
+
+#: LTE's uplink lead: ns-3's ``LteUePhy`` sends a TB's data part for ``UL_DATA_DURATION`` (one
+#: ms less one SC-FDMA symbol, 71,429 ns, less 1 ns), so the eNB receives the ACKs it carries,
+#: and a sender's ACK-clocked answer reaches the eNB (after whole-ms wired delays), 71.43 us
+#: before the TTI in which the model has it arrive: ns-3's HoL delays read k + 0.064-0.069 ms
+#: (the rest, about 4 us, is the wired links' serialization), the model's k ms without it.
+#: With the XRC budget a whole number of ms, that lead decides whether a step is within it.
+LTE_UL_LEAD_MS = 71_430e-6

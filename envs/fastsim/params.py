@@ -37,6 +37,7 @@ from envs.fastsim.codes import (
 from envs.fastsim.knobs import KNOB_LENGTHS, KNOB_RANGES, check_knob_ranges
 from envs.fastsim.lte import (
     CQI_SINR_THRESHOLDS_DB,
+    LTE_UL_LEAD_MS,
     MCS_FOR_CQI,
     PDCP_PDU_BYTES,
     rbg_size,
@@ -99,13 +100,6 @@ P_UL_PERIOD_MS = 36
 #: Entries of each flow's loss record and retransmission queue (a power of two): every segment of
 #: a full receive window (``FastSimParams.rcv_buf_bytes``) can be lost and retransmitted.
 LOST_SLOTS = 4096
-#: LTE's uplink lead: ns-3's ``LteUePhy`` sends a TB's data part for ``UL_DATA_DURATION`` (one
-#: ms less one SC-FDMA symbol, 71,429 ns, less 1 ns), so the eNB receives the ACKs it carries,
-#: and a sender's ACK-clocked answer reaches the eNB (after whole-ms wired delays), 71.43 us
-#: before the TTI in which the model has it arrive: ns-3's HoL delays read k + 0.064-0.069 ms
-#: (the rest, about 4 us, is the wired links' serialization), the model's k ms without it.
-#: With the XRC budget a whole number of ms, that lead decides whether a step is within it.
-LTE_UL_LEAD_MS = 71_430e-6
 
 
 def knob_ranges() -> dict[str, Any]:
@@ -189,19 +183,12 @@ class FastSimParams:
             CUBIC's HyStart reads the smoothed RTT, as ns-3's ``PktsAcked(m_srtt)``. An ACK
             after an idle uplink waits ``ul_grant_ms`` and leaves with the ACKs queued
             meanwhile; a steady ACK stream leaves in (almost) every TTI. ``periodic``: an
-            empirical stand-in, opportunities every ``ul_period_ms`` (the LTE default until
-            the transfer report measured ``bsr`` closer to ns-3 on 34 of 48 rows against 23;
-            NR keeps it: 5G-LENA's uplink is not measured yet). See docs/calibration/README.md
-            for how the two compare with ns-3.
-        ul_grant_ms: Buffer status report -> uplink transmission, in ms: every ACK after an
-            idle uplink with ``bsr``, and the SYN-ACK (an idle UE's first packet) with either
-            uplink model.
-        rcv_buf_bytes: The sender never has more than this outstanding (ns-3's ``SndBufSize`` and
-            ``RcvBufSize``, both 4 MiB in ``cellgym-lte``): the receive window. It also bounds the
-            segments one window can lose, which the loss record must hold (at most
-            ``LOST_SLOTS - 1`` segments).
-        ul_period_ms: ``periodic`` uplink: ACKs leave the UE only at transmission
-            opportunities this far apart.
+            empirical stand-in, opportunities every ``ul_period_ms`` (docs/fastsim.md).
+        ul_grant_ms: Buffer status report -> uplink transmission, in ms (``bsr``: an ACK after
+            an idle uplink; both models: the SYN-ACK, an idle UE's first packet).
+        rcv_buf_bytes: The receive window (ns-3's ``SndBufSize`` and ``RcvBufSize``, 4 MiB):
+            it bounds the segments one window can lose (``LOST_SLOTS - 1`` at most).
+        ul_period_ms: ``periodic`` uplink: transmission opportunities this far apart.
         hystart_delay: CUBIC's HyStart exits slow start on an RTT increase (ns-3's
             ``HyStartDetect`` includes DELAY).
         recovery: Loss recovery of the senders. ``ns3_prr`` (default): ns-3.44's
@@ -211,11 +198,9 @@ class FastSimParams:
             duplicate ACK over a lost-marked head after recovery ends, a partial ACK's
             retransmission outside the window, the RTO restarted only by the first partial
             ACK, no window growth on ACKs with new SACK information, and BBR's packet
-            conservation to the next round start. ``classic``: the window drops to ssthresh on
-            entry (RFC 6675 pipe), a new recovery starts only on a hole not yet retransmitted
-            (the model before; see docs/calibration/README.md for both tables).
-        harq_bler: Probability that a new transport block fails and a HARQ retransmission takes
-            the UE's next allocation (0: no fading, as in ns-3's static Okumura-Hata cell).
+            conservation to the next round start. ``classic``: the earlier model (window to
+            ssthresh on entry; docs/calibration/README.md).
+        harq_bler: New-TB failure probability (0: no fading, as ns-3's static LTE cell).
         scheduler: LTE: ``pf`` (proportional fair, ns-3's ``PfFfMacScheduler``) or ``rr`` (an NR
             cell uses the scenario's ``cell.scheduler``).
         delack_count: Segments per delayed ACK (ns-3 ``TcpSocket::DelAckCount``).
@@ -239,10 +224,8 @@ class FastSimParams:
         enb_power_dbm: eNB transmit power.
         noise_figure_db: UE noise figure.
         harq_rtt_ttis: LTE: first transmission -> HARQ retransmission, in TTIs (FDD: 8).
-        ul_lead_ms: How long before the start of the slot the model files it under a packet
-            reaches the base station; the HoL delay (observation, XRC's feedback, statistics)
-            and the RLC sojourns count it. ``None``: the cell's, ``LTE_UL_LEAD_MS`` on an LTE
-            cell and 0 on NR and wired ones (see ``LTE_UL_LEAD_MS``).
+        ul_lead_ms: How long before its slot a packet reaches the base station, counted in
+            the HoL delay and the RLC sojourns (``None``: ``lte.LTE_UL_LEAD_MS`` on LTE, else 0).
         harq_max_tx: Transmissions of a transport block at most; when all fail it is lost (RLC
             UM: its packets are lost to TCP).
         harq_bler_retx: Failure probability of a retransmission (soft combining).
@@ -335,8 +318,8 @@ class FastSimParams:
         if self.air_ul_ms is None:
             object.__setattr__(self, "air_ul_ms", 7 if self.uplink == "periodic" else 4)
         if self.ul_lead_ms is None:
-            lead = LTE_UL_LEAD_MS if self.spec.cell.type == "lte" else 0.0
-            object.__setattr__(self, "ul_lead_ms", lead)
+            lte = self.spec.cell.type == "lte"
+            object.__setattr__(self, "ul_lead_ms", LTE_UL_LEAD_MS if lte else 0.0)
         if self.uplink not in UPLINK_MODELS:
             raise SpecError(f"fastsim.uplink={self.uplink!r}: choose one of {UPLINK_MODELS}")
         check_knob_ranges(self, knob_ranges(), "fastsim")

@@ -126,7 +126,7 @@ def test_fast_lte_hol_counts_the_uplink_lead():
     agent's feedback is stamped as the ACK passes the eNB, the lead before the TTI's end, so it
     reads whole ms.
     """
-    from envs.fastsim.params import LTE_UL_LEAD_MS
+    from envs.fastsim.lte import LTE_UL_LEAD_MS
 
     session = open_session(_lte_spec(), 11, backend="fast")
     raw = session.start()
@@ -142,7 +142,7 @@ def test_fast_lte_hol_counts_the_uplink_lead():
 
 @pytest.mark.ns3
 def test_ns3_lte_hol_carries_the_same_lead():
-    from envs.fastsim.params import LTE_UL_LEAD_MS
+    from envs.fastsim.lte import LTE_UL_LEAD_MS
 
     rec = run_native(_lte_spec(), "cubic", 11)
     ues = np.stack(rec.ues)
