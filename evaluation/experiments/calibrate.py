@@ -38,6 +38,7 @@ import functools
 import hashlib
 import json
 import logging
+import multiprocessing as mp
 import os
 import time
 from collections.abc import Mapping, Sequence
@@ -64,7 +65,6 @@ from evaluation.experiments.calibration_report import (
     within,
     write,
 )
-from evaluation.workers import map_jobs
 
 __all__ = [
     "NR_SCENARIOS",
@@ -363,10 +363,13 @@ def run_jobs(jobs: Sequence[Job], n_jobs: int = 1) -> list[Result]:
             " (cached)" if res[2].get("ns3_cached") else "", res[2]["fast"],
         )  # fmt: skip
 
-    map_jobs(
-        _run, jobs, n_jobs, name=lambda j: f"{j.scenario} seed {j.seed}",
-        on_result=lambda _j, res: done(res),
-    )  # fmt: skip
+    if n_jobs == 1 or len(jobs) <= 1:
+        for j in jobs:
+            done(_run(j))
+    else:
+        with mp.get_context("spawn").Pool(n_jobs) as pool:
+            for res in pool.imap_unordered(_run, jobs):
+                done(res)
     return out
 
 
