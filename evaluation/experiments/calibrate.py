@@ -23,7 +23,9 @@ scenario's ns-3 arguments, the seed, and the SHA-256 of the ``cellgym-lte`` prog
 (``ns3_cache_key``; for a driven row also the driver and a digest of its Python side,
 ``DRIVER_SOURCES``): rebuilding the scenario program, or changing any scenario field, misses the
 cache, while changes to the fast model reuse the stored ns-3 runs, so re-evaluating the fast model
-against the whole table takes seconds.
+against the whole table takes seconds. That cache is one machine's; on any machine, a table made
+again in the folder of a committed one takes over the committed ns-3 runs of every row whose
+ns-3 behaviour probe has not moved (``calibration_takeover``; ``--no-take-over`` runs them all).
 
 ``calibration.json`` carries the run's provenance (``cellgym.provenance``: commit, the SHA-256 of
 every file in ``INPUTS`` and one digest over them and the arguments), ``calibration.md`` a line
@@ -65,6 +67,7 @@ from evaluation.experiments.calibration_report import (
     within,
     write,
 )
+from evaluation.experiments.calibration_takeover import scenario_digest, take_over
 
 __all__ = [
     "NR_SCENARIOS",
@@ -175,6 +178,7 @@ class Job:
     spec: ScenarioSpec
     ns3_cache: Path | None = None
     fast_knobs: dict[str, Any] = dataclasses.field(default_factory=dict)
+    ns3_given: dict[str, Any] | None = None  # the committed table's run (calibration_takeover)
 
 
 @functools.cache
@@ -328,11 +332,11 @@ def run_fast(
 def _run(job: Job) -> tuple[Job, dict[str, dict[str, Any]], dict[str, float]]:
     t0 = time.perf_counter()
     driver = DRIVERS.get(job.scenario)
-    try:
-        ns3, cached = run_ns3(job.spec, job.seed, job.ns3_cache, driver)
-    except Exception as exc:  # noqa: BLE001 - one retry for a simulator that died or hung
-        log.warning("%s seed %d: ns-3 run failed (%s); retrying once", job.scenario, job.seed, exc)
-        ns3, cached = run_ns3(job.spec, job.seed, job.ns3_cache, driver)
+    taken = job.ns3_given is not None
+    if job.ns3_given is not None:
+        ns3_row, cached = job.ns3_given, False
+    else:
+        ns3_row, cached = _ns3_metrics(job, driver)
     t1 = time.perf_counter()
     if driver is None:
         fast = run_fast(job.spec, job.seed, job.fast_knobs)
@@ -341,9 +345,19 @@ def _run(job: Job) -> tuple[Job, dict[str, dict[str, Any]], dict[str, float]]:
     t2 = time.perf_counter()
     return (
         job,
-        {"ns3": run_metrics(ns3), "fast": run_metrics(fast)},
-        {"ns3": t1 - t0, "fast": t2 - t1, "ns3_cached": float(cached)},
+        {"ns3": ns3_row, "fast": run_metrics(fast)},
+        {"ns3": t1 - t0, "fast": t2 - t1, "ns3_cached": float(cached), "ns3_taken": float(taken)},
     )
+
+
+def _ns3_metrics(job: Job, driver: Driver | None) -> tuple[dict[str, Any], bool]:
+    """The job's ns-3 run (from the cache, or run, with one retry): its metrics, and cached."""
+    try:
+        ns3, cached = run_ns3(job.spec, job.seed, job.ns3_cache, driver)
+    except Exception as exc:  # noqa: BLE001 - one retry for a simulator that died or hung
+        log.warning("%s seed %d: ns-3 run failed (%s); retrying once", job.scenario, job.seed, exc)
+        ns3, cached = run_ns3(job.spec, job.seed, job.ns3_cache, driver)
+    return run_metrics(ns3), cached
 
 
 Result = tuple[Job, dict[str, dict[str, Any]], dict[str, float]]
@@ -394,6 +408,11 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     )  # fmt: skip
     ap.add_argument("--no-ns3-cache", action="store_true", help="always run ns-3, store nothing")
     ap.add_argument(
+        "--no-take-over", action="store_true",
+        help="run every ns-3 run, none taken over from the table already in --out "
+        "(calibration_takeover)",
+    )  # fmt: skip
+    ap.add_argument(
         "--fast-recovery", choices=RECOVERY_MODELS, default=FastSimParams.recovery,
         help="FastSimParams.recovery of the fast runs (see docs/calibration/README.md)",
     )  # fmt: skip
@@ -423,14 +442,14 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         FastSimParams.from_spec(specs[names[0]], **knobs)  # fails now, naming the knob
     except (ValueError, TypeError) as exc:
         ap.error(str(exc))
+    digests = {n: scenario_digest(specs[n]) for n in names}
+    given, account = {}, {"taken_over": 0, "why_none": "--no-take-over"}
+    if not args.no_take_over:
+        given, account = take_over(
+            args.out, COMMAND, argv, digests, sim_time_s, WARMUP_S, seeds, args.jobs
+        )
     jobs = [
-        Job(
-            n,
-            s,
-            specs[n],
-            ns3_cache=cache,
-            fast_knobs=knobs,
-        )  # fmt: skip
+        Job(n, s, specs[n], ns3_cache=cache, fast_knobs=knobs, ns3_given=given.get((n, s)))
         for n in names
         for s in seeds
     ]
@@ -438,6 +457,8 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
     results = run_jobs(jobs, args.jobs)
     results.sort(key=lambda r: (names.index(r[0].scenario), r[0].seed))
     rows = compare(results)
+    for row in rows:
+        row["scenario_digest"] = digests[row["scenario"]]
     meta = {
         "args": " ".join(argv) or "(defaults)",
         "sim_time_s": sim_time_s,
@@ -447,6 +468,7 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         "fast_knobs": knobs,
         "ns3_wall_s": sum(w["ns3"] for _, _, w in results),
         "ns3_cached_runs": int(sum(w.get("ns3_cached", 0.0) for _, _, w in results)),
+        "ns3_taken_over": {**account, "taken_over": int(sum(w["ns3_taken"] for *_, w in results))},
         "runs": len(results),
         "fast_wall_s": sum(w["fast"] for _, _, w in results),
         "total_wall_s": time.perf_counter() - t0,
@@ -458,8 +480,21 @@ def main(argv: Sequence[str] | None = None) -> list[dict[str, Any]]:
         for b in BACKENDS
     ]
     write(rows, runs, meta, args.out)
+    if meta["ns3_taken_over"]["taken_over"]:
+        _say_taken_over(args.out / "calibration.md", meta["ns3_taken_over"], len(results))
     print(markdown(rows, meta))
     return rows
+
+
+def _say_taken_over(md: Path, account: Mapping[str, Any], runs: int) -> None:
+    """Add to the table's page how many ns-3 runs came from the table it replaced."""
+    text = md.read_text().rstrip("\n")
+    md.write_text(
+        f"{text}\n\nns-3 runs taken over from the table of commit "
+        f"`{str(account.get('from_commit'))[:12]}`: {account['taken_over']} of {runs} (the rows "
+        "whose ns-3 probe records what it recorded then; "
+        "`evaluation.experiments.calibration_takeover`).\n"
+    )
 
 
 if __name__ == "__main__":
