@@ -57,7 +57,7 @@ POOL_MAKERS = frozenset(
 #: ``multiprocessing`` worker die with its parent; ``tests/evaluation/test_workers.py`` kills the
 #: calibration). An entry whose module no longer makes a pool must leave the list.
 STUDY_POOLS = frozenset(
-    Path(f"evaluation/experiments/{name}.py") for name in ("calibrate", "fct_paper", "xrc_paper")
+    Path(f"evaluation/experiments/{name}.py") for name in ("fct_paper", "xrc_paper")
 )
 
 

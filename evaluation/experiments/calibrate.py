@@ -40,7 +40,6 @@ import functools
 import hashlib
 import json
 import logging
-import multiprocessing as mp
 import os
 import time
 from collections.abc import Mapping, Sequence
@@ -68,6 +67,7 @@ from evaluation.experiments.calibration_report import (
     write,
 )
 from evaluation.experiments.calibration_takeover import scenario_digest, take_over
+from evaluation.workers import map_jobs
 
 __all__ = [
     "NR_SCENARIOS",
@@ -377,13 +377,10 @@ def run_jobs(jobs: Sequence[Job], n_jobs: int = 1) -> list[Result]:
             " (cached)" if res[2].get("ns3_cached") else "", res[2]["fast"],
         )  # fmt: skip
 
-    if n_jobs == 1 or len(jobs) <= 1:
-        for j in jobs:
-            done(_run(j))
-    else:
-        with mp.get_context("spawn").Pool(n_jobs) as pool:
-            for res in pool.imap_unordered(_run, jobs):
-                done(res)
+    map_jobs(
+        _run, jobs, n_jobs, name=lambda j: f"{j.scenario} seed {j.seed}",
+        on_result=lambda _j, res: done(res),
+    )  # fmt: skip
     return out
 
 
