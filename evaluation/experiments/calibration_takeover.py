@@ -25,13 +25,14 @@ with the fingerprint's blind spot: a change that shows only after the probe's se
 
 from __future__ import annotations
 
-import hashlib
 import importlib
 import json
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
+
+from evaluation.experiments.behaviour_probes import digest
 
 log = logging.getLogger(__name__)
 
@@ -45,10 +46,7 @@ _RUN_KEYS = ("scenario", "backend", "seed", "wall_s")
 
 def scenario_digest(spec: Any) -> str:
     """A digest of the scenario as plain data (every field), recorded per row of the table."""
-    from evaluation.experiments.behaviour_probes import _plain
-
-    text = json.dumps(_plain(spec), sort_keys=True, separators=(",", ":"))
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
+    return digest(spec)[:16]
 
 
 def reusable_rows(
