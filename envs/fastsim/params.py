@@ -255,7 +255,7 @@ class FastSimParams:
     air_dl_ms: int = 3
     air_ul_ms: int | None = None
     uplink: str | None = None
-    ul_grant_ms: int = 8
+    ul_grant_ms: int = 7
     ul_period_ms: int = 4
     rcv_buf_bytes: int = 4 * 1024 * 1024
     hystart_delay: bool = True

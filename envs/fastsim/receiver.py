@@ -42,6 +42,8 @@ from envs.fastsim.state import (
     I_RCV_HIGH,
     I_RCV_LAST_OWD,
     I_RCV_OWD,
+    I_RCV_SMP,
+    I_RCV_SMP_TTI,
     I_RCV_UNIQ,
     I_START_MS,
     I_UL_LAST_T,
@@ -59,6 +61,7 @@ from envs.fastsim.state import (
     V_LAST_RAW,
     V_LEN,
     V_OWD,
+    V_SMP,
     V_UNIQ,
     V_UNIQ_RAW,
     V_XR_CWND,
@@ -71,11 +74,19 @@ from envs.fastsim.state import (
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _rcv_ack(b, f, owd, fi):
-    """The receiver sends an ACK: it carries the receiver's state of this moment."""
+def _rcv_ack(b, f, owd, fi, advances=True):
+    """The receiver sends an ACK: it carries the receiver's state of this moment.
+
+    Only an ACK that advances the cumulative ACK times a round trip (``advances``): ns-3's
+    sender takes an RTT sample from those alone (``TcpSocketBase::CalculateRttSample``: the
+    ACK must cover its earliest outstanding segment), and a duplicate ACK leaves the last
+    sample as it was.
+    """
     fi[b, f, I_RCV_ACKS] += 1
-    fi[b, f, I_RCV_OWD] += owd
-    fi[b, f, I_RCV_LAST_OWD] = owd
+    if advances:
+        fi[b, f, I_RCV_SMP] += 1
+        fi[b, f, I_RCV_OWD] += owd
+        fi[b, f, I_RCV_LAST_OWD] = owd
     fi[b, f, I_ACK_CUM] = fi[b, f, I_RCV_CUM]
     fi[b, f, I_ACK_HIGH] = fi[b, f, I_RCV_HIGH]
     fi[b, f, I_ACK_UNIQ] = fi[b, f, I_RCV_UNIQ]
@@ -119,11 +130,12 @@ def _receive(b, f, seq, send, retx, t, p, fc, fi, fx, lost):
             fx[b, f, X_O_RX] += (cum - old_cum) * seg
     if cum < high or filled:
         # Out of order, or a hole filled: ACK at once (RFC 5681 4.2).
-        if seq > cum:
+        dup = seq > cum
+        if dup:
             # The segment lies above the cumulative point: the ACK carries new SACK information,
             # a duplicate ACK in ns-3's sense (``isDupack = scoreboardUpdated``).
             fi[b, f, I_RCV_DUPACKS] += 1
-        _rcv_ack(b, f, t - send, fi)
+        _rcv_ack(b, f, t - send, fi, not dup)
         fi[b, f, I_DELACK_N] = 0
     else:
         if fi[b, f, I_DELACK_N] == 0:
@@ -164,13 +176,16 @@ def _uplink_tti(b, t, p, fc, fi, ui, rcv):
             _rcv_ack(b, f, t - fi[b, f, I_DELACK_SEND], fi)
             fi[b, f, I_DELACK_N] = 0
         if bsr and fi[b, f, I_RCV_ACKS] != fi[b, f, I_RCV_ACKS_TTI]:
-            # A new ACK in the UE's uplink buffer: a buffer status report in this TTI.
+            # A new ACK in the UE's uplink buffer: a buffer status report in this TTI. The
+            # waits that count are those of the ACKs that time a round trip (``_rcv_ack``).
             ui[b, int(fc[f, FC_UE]), UI_BSR] |= 1
-            n_new = fi[b, f, I_RCV_ACKS] - fi[b, f, I_RCV_ACKS_TTI]
             fi[b, f, I_RCV_ACKS_TTI] = fi[b, f, I_RCV_ACKS]
-            fi[b, f, I_UL_PEND_N] += n_new
-            fi[b, f, I_UL_PEND_TSUM] += n_new * t
-            fi[b, f, I_UL_LAST_T] = t
+            n_new = fi[b, f, I_RCV_SMP] - fi[b, f, I_RCV_SMP_TTI]
+            fi[b, f, I_RCV_SMP_TTI] = fi[b, f, I_RCV_SMP]
+            if n_new > 0:
+                fi[b, f, I_UL_PEND_N] += n_new
+                fi[b, f, I_UL_PEND_TSUM] += n_new * t
+                fi[b, f, I_UL_LAST_T] = t
     for f in range(nf):
         if bsr:
             # Uplink transmission iff a report ``ul_grant_ms`` ago brought a grant; it
@@ -201,6 +216,7 @@ def _uplink_tti(b, t, p, fc, fi, ui, rcv):
         rcv[b, f, slot, V_UNIQ] = fi[b, f, I_ACK_UNIQ]
         rcv[b, f, slot, V_ACKS] = fi[b, f, I_RCV_ACKS]
         rcv[b, f, slot, V_OWD] = fi[b, f, I_RCV_OWD]
+        rcv[b, f, slot, V_SMP] = fi[b, f, I_RCV_SMP]
         rcv[b, f, slot, V_LAST] = fi[b, f, I_RCV_LAST_OWD]
         rcv[b, f, slot, V_DUPACKS] = fi[b, f, I_RCV_DUPACKS]
         rcv[b, f, slot, V_XR_CWND] = fi[b, f, I_XR_RCWND]

@@ -69,7 +69,10 @@ I_XR_LAST_SEND = 42  # receiver: send time of the latest segment received, ms (0
 I_XR_RCWND = 43  # receiver: the window its ACKs carry now, bytes (0: none yet)
 I_XR_REPOCH = 44  # receiver: the sender's reset count it last resynchronised to (0: none)
 I_ACKS_DRAWN = 45  # sender: receiver ACKs whose loss on the reverse path is already drawn
-I_LEN = 46
+I_RCV_SMP = 46  # receiver: ACKs that advance the cumulative ACK (ns-3's RTT samples)
+I_RCV_SMP_TTI = 47  # ... sent by the end of the previous TTI (uplink reports)
+I_SEEN_SMP = 48  # sender: advancing ACKs already processed
+I_LEN = 49
 
 # -- per flow, reals (float64 [B, F, X_LEN]) ---------------------------------------------------
 X_CWND = 0  # congestion window, bytes
@@ -257,11 +260,12 @@ V_LAST = 5
 V_DUPACKS = 6
 V_XR_CWND = 7  # XCP-r: the window the receiver's latest ACK carries, bytes
 V_XR_EPOCH = 8  # XCP-r: and the sender's reset count it is synchronised to
+V_SMP = 9  # ACKs that advanced the cumulative ACK: the ones ``V_OWD`` and ``V_LAST`` time
 # Written every TTI, not only at uplink opportunities: the ACK stream as ns-3's UE sends it (an
 # uplink grant in almost every TTI), which BBR's delivery-rate sampler follows.
-V_UNIQ_RAW = 9
-V_LAST_RAW = 10
-V_LEN = 11
+V_UNIQ_RAW = 10
+V_LAST_RAW = 11
+V_LEN = 12
 # explicit-feedback ring (float64 [B, F, L, FB_LEN]), indexed by time
 FB_RATE = 0  # XRC's C_i at the eNB, Mbit/s
 FB_HOL = 1  # XRC's HoL at the eNB, ms

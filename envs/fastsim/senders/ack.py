@@ -53,6 +53,7 @@ from envs.fastsim.state import (
     I_SEEN_ACKS,
     I_SEEN_DUPACKS,
     I_SEEN_OWD,
+    I_SEEN_SMP,
     I_SEEN_UNIQ,
     I_SND_NXT,
     I_START_MS,
@@ -64,6 +65,7 @@ from envs.fastsim.state import (
     V_HIGH,
     V_LAST,
     V_OWD,
+    V_SMP,
     V_UNIQ,
     X_FB_HOL,
     X_FB_RATE,
@@ -133,29 +135,37 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
     v_cum = rcv[b, f, slot, V_CUM]
     v_high = rcv[b, f, slot, V_HIGH]
     v_uniq = rcv[b, f, slot, V_UNIQ]
+    # RTT samples come from the ACKs that advance the cumulative ACK (``receiver._rcv_ack``);
+    # a bunch of duplicate ACKs alone leaves the last sample in place (ns-3's ``m_lastRtt``).
+    samples = rcv[b, f, slot, V_SMP] - fi[b, f, I_SEEN_SMP]
+    fi[b, f, I_SEEN_SMP] = rcv[b, f, slot, V_SMP]
     owd_sum = rcv[b, f, slot, V_OWD] - fi[b, f, I_SEEN_OWD]
-    rtt_mean = owd_sum / new_acks + d_up
-    rtt_last = float(rcv[b, f, slot, V_LAST] + d_up)
+    if samples > 0 or fx[b, f, X_O_RTT_LAST] <= 0:
+        rtt_mean = owd_sum / max(samples, 1) + d_up
+        rtt_last = float(rcv[b, f, slot, V_LAST] + d_up)
+    else:
+        rtt_mean = rtt_last = fx[b, f, X_O_RTT_LAST]
     fi[b, f, I_SEEN_ACKS] = v_acks
     fi[b, f, I_SEEN_OWD] = rcv[b, f, slot, V_OWD]
     delivered_segs = v_uniq - fi[b, f, I_SEEN_UNIQ]
     fi[b, f, I_SEEN_UNIQ] = v_uniq
     new_dupacks = rcv[b, f, slot, V_DUPACKS] - fi[b, f, I_SEEN_DUPACKS]
     fi[b, f, I_SEEN_DUPACKS] = rcv[b, f, slot, V_DUPACKS]
-    # RTT samples (every ACK carries a timestamp echo).
-    fx[b, f, X_O_RTT_SUM] += rtt_mean * new_acks
-    fx[b, f, X_O_RTT_N] += new_acks
-    fx[b, f, X_O_RTT_LAST] = rtt_last
-    rmin = min(rtt_mean, rtt_last)
-    if fx[b, f, X_O_RTT_MIN] <= 0 or rmin < fx[b, f, X_O_RTT_MIN]:
-        fx[b, f, X_O_RTT_MIN] = rmin
-    fx[b, f, X_MIN_RTT] = min(fx[b, f, X_MIN_RTT], rmin)
-    if fx[b, f, X_SRTT] <= 0:
-        fx[b, f, X_SRTT] = rtt_last
-        fx[b, f, X_RTTVAR] = rtt_last / 2.0
-    else:
-        fx[b, f, X_RTTVAR] = 0.75 * fx[b, f, X_RTTVAR] + 0.25 * abs(fx[b, f, X_SRTT] - rtt_last)
-        fx[b, f, X_SRTT] = 0.875 * fx[b, f, X_SRTT] + 0.125 * rtt_last
+    if samples > 0:
+        fx[b, f, X_O_RTT_SUM] += rtt_mean * samples
+        fx[b, f, X_O_RTT_N] += samples
+        fx[b, f, X_O_RTT_LAST] = rtt_last
+        rmin = min(rtt_mean, rtt_last)
+        if fx[b, f, X_O_RTT_MIN] <= 0 or rmin < fx[b, f, X_O_RTT_MIN]:
+            fx[b, f, X_O_RTT_MIN] = rmin
+        fx[b, f, X_MIN_RTT] = min(fx[b, f, X_MIN_RTT], rmin)
+        if fx[b, f, X_SRTT] <= 0:
+            fx[b, f, X_SRTT] = rtt_last
+            fx[b, f, X_RTTVAR] = rtt_last / 2.0
+        else:
+            var = 0.75 * fx[b, f, X_RTTVAR] + 0.25 * abs(fx[b, f, X_SRTT] - rtt_last)
+            fx[b, f, X_RTTVAR] = var
+            fx[b, f, X_SRTT] = 0.875 * fx[b, f, X_SRTT] + 0.125 * rtt_last
     # Explicit feedback stamped at the eNB when the ACK passed it.
     tf = t - int(fc[f, FC_D_SRV_UP_MS])
     if tf >= 0:
