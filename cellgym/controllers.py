@@ -208,6 +208,20 @@ def _registry() -> dict[str, Controller]:
         code={"policy": "baselines/oracle.py"},
         entry_point="baselines.oracle:DelayedOraclePolicy",
     )
+    out["constrate"] = Controller(
+        name="constrate",
+        kind="native",
+        backends=BACKENDS,
+        summary="test-only toy: paces every segment at a constant rate (the worked example of "
+        "adding a controller, docs/architecture.md)",
+        code={
+            "ns3": "ns3-scenarios/model/tcp-constrate.cc",
+            "fast": "envs/fastsim/senders/constrate.py",
+        },
+        ns3_type="ns3::TcpConstRate",
+        fast_model="constrate",
+        test_only=True,
+    )
     return out
 
 

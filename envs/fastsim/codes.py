@@ -45,6 +45,7 @@ CCA_XCPR = 7
 #: reads the router's feedback by time, ``xcpr_receiver.py``; ``FastSimParams.ring_len``), ms.
 XCPR_QUEUE_MS = 1024
 CCA_PBE = 8
+CCA_CONSTRATE = 9  # test-only: the recipe's worked example (``senders/constrate.py``)
 #: Sender model name (``senders/<name>.py``) -> code.
 SENDER_MODEL_CODES: dict[str, int] = {
     "newreno": CCA_NEWRENO,
@@ -56,6 +57,7 @@ SENDER_MODEL_CODES: dict[str, int] = {
     "rcp": CCA_RCP,
     "xcpr": CCA_XCPR,
     "pbecc": CCA_PBE,
+    "constrate": CCA_CONSTRATE,
 }
 
 # -- traffic of a flow (``FC_TRAFFIC``) ---------------------------------------------------------
