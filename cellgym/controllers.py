@@ -8,7 +8,10 @@ table all read this table; trained checkpoints are the one kind of controller no
 
 Adding a controller: its files in one folder per backend (``ns3-scenarios/model/``,
 ``envs/fastsim/senders/``, ``baselines/``), one ``Controller`` entry below, and its tests
-(``docs/architecture.md``).
+(``docs/architecture.md``). A ``test_only`` entry (such as the recipe's worked example) is in
+``ALL_CONTROLLERS`` alone: the published table ``CONTROLLERS``, ``names`` and ``get`` leave it
+out, so evaluation, reports and the README's table never list it; ``FlowSpec.cca`` accepts it
+(``TEST_ONLY_NATIVE``).
 
 >>> CONTROLLERS["cubic"].backends
 ('ns3', 'fast')
@@ -45,6 +48,7 @@ class Controller:
         fast_model: The fast model's sender that runs it (itself, or the one it shares a model
             with, as ``linuxreno`` runs as ``newreno``).
         entry_point: ``module:Class`` of a policy.
+        test_only: Run by tests only (``ALL_CONTROLLERS``): outside every published list.
     """
 
     name: str
@@ -56,6 +60,7 @@ class Controller:
     ns3_type: str = ""
     fast_model: str = ""
     entry_point: str = ""
+    test_only: bool = False
 
 
 _NS3_TYPES: dict[str, str] = {
@@ -203,19 +208,42 @@ def _registry() -> dict[str, Controller]:
         code={"policy": "baselines/oracle.py"},
         entry_point="baselines.oracle:DelayedOraclePolicy",
     )
+    out["constrate"] = Controller(
+        name="constrate",
+        kind="native",
+        backends=BACKENDS,
+        summary="test-only toy: paces every segment at a constant rate (the worked example of "
+        "adding a controller, docs/architecture.md)",
+        code={
+            "ns3": "ns3-scenarios/model/tcp-constrate.cc",
+            "fast": "envs/fastsim/senders/constrate.py",
+        },
+        ns3_type="ns3::TcpConstRate",
+        fast_model="constrate",
+        test_only=True,
+    )
     return out
 
 
-#: Every controller, by name.
-CONTROLLERS: dict[str, Controller] = _registry()
+#: Every entry, by name, the test-only ones included.
+ALL_CONTROLLERS: dict[str, Controller] = _registry()
+#: Every controller, by name: the published table (no test-only entry).
+CONTROLLERS: dict[str, Controller] = {n: c for n, c in ALL_CONTROLLERS.items() if not c.test_only}
 assert tuple(n for n, c in CONTROLLERS.items() if c.kind == "native") == NATIVE_CCAS
+#: Native senders only tests run: ``FlowSpec.cca`` accepts them beside ``vocab.CCAS``.
+TEST_ONLY_NATIVE: tuple[str, ...] = tuple(
+    n for n, c in ALL_CONTROLLERS.items() if c.test_only and c.kind == "native"
+)
 
 
-def names(kind: str | None = None, backend: str | None = None) -> list[str]:
-    """Controller names, optionally only of one kind and/or one backend."""
+def names(
+    kind: str | None = None, backend: str | None = None, include_test_only: bool = False
+) -> list[str]:
+    """Controller names, optionally only of one kind and/or one backend (test-only ones on ask)."""
+    table = ALL_CONTROLLERS if include_test_only else CONTROLLERS
     return [
         n
-        for n, c in CONTROLLERS.items()
+        for n, c in table.items()
         if (kind is None or c.kind == kind) and (backend is None or backend in c.backends)
     ]
 

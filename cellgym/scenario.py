@@ -27,6 +27,7 @@ from pathlib import Path
 from typing import Any
 
 from cellgym.cell_spec import CellSpec
+from cellgym.controllers import TEST_ONLY_NATIVE
 from cellgym.path_extras import check_path_extras, check_path_extras_ns3, path_extras_ns3_args
 from cellgym.paths import SCENARIO_CONFIGS
 from cellgym.router_spec import RouterSpec
@@ -222,7 +223,8 @@ class FlowSpec:
         """Raise ``SpecError`` naming ``where.<field>`` for the first invalid field."""
         check_field_types(self, where)
         check_range(f"{where}.ue", self.ue, 0)
-        check_choice(f"{where}.cca", self.cca, CCAS)
+        if self.cca not in TEST_ONLY_NATIVE:  # a test-only sender is accepted, not offered
+            check_choice(f"{where}.cca", self.cca, CCAS)
         check_choice(f"{where}.traffic", self.traffic, TRAFFIC_TYPES)
         check_range(f"{where}.start_s", self.start_s, 0.0, MAX_TIME_S)
         if self.stop_s is not None:

@@ -7,8 +7,8 @@
 - ``evaluation.records``: one finished run as rows of the tidy tables;
 - ``evaluation.pool``: ``evaluate_many``, controllers x scenarios x seeds in worker processes;
 - ``evaluation.workers``: the process pool (``map_jobs``) of that loop, the behaviour probes and
-  the studies (the FCT and XRC-reproduction studies still keep their own until their reports
-  are next regenerated);
+  the studies (the XRC-reproduction study still keeps its own until its report is next
+  regenerated);
 - ``evaluation.report`` and ``evaluation.plots``: summaries over seeds, ``report.md``, figures;
 - ``evaluation.runs``: loaders of finished runs and evaluations (the notebooks use them);
 - ``evaluation.experiments``: the calibration against ns-3 and the XRC paper's experiments.

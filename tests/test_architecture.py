@@ -56,9 +56,7 @@ POOL_MAKERS = frozenset(
 #: regenerated. Their workers die with them all the same (``cellgym.processes`` makes every
 #: ``multiprocessing`` worker die with its parent; ``tests/evaluation/test_workers.py`` kills the
 #: calibration). An entry whose module no longer makes a pool must leave the list.
-STUDY_POOLS = frozenset(
-    Path(f"evaluation/experiments/{name}.py") for name in ("fct_paper", "xrc_paper")
-)
+STUDY_POOLS = frozenset(Path(f"evaluation/experiments/{name}.py") for name in ("xrc_paper",))
 
 
 def test_the_study_pools_still_listed_make_a_pool():

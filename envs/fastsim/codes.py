@@ -22,7 +22,7 @@ and its ``fast_model`` in the registry.
 
 from __future__ import annotations
 
-from cellgym.controllers import CONTROLLERS
+from cellgym.controllers import ALL_CONTROLLERS, TEST_ONLY_NATIVE
 from cellgym.vocab import (
     AGENT_CCA,
     MOBILITY_MODES,
@@ -45,6 +45,7 @@ CCA_XCPR = 7
 #: reads the router's feedback by time, ``xcpr_receiver.py``; ``FastSimParams.ring_len``), ms.
 XCPR_QUEUE_MS = 1024
 CCA_PBE = 8
+CCA_CONSTRATE = 9  # test-only: the recipe's worked example (``senders/constrate.py``)
 #: Sender model name (``senders/<name>.py``) -> code.
 SENDER_MODEL_CODES: dict[str, int] = {
     "newreno": CCA_NEWRENO,
@@ -56,6 +57,7 @@ SENDER_MODEL_CODES: dict[str, int] = {
     "rcp": CCA_RCP,
     "xcpr": CCA_XCPR,
     "pbecc": CCA_PBE,
+    "constrate": CCA_CONSTRATE,
 }
 
 # -- traffic of a flow (``FC_TRAFFIC``) ---------------------------------------------------------
@@ -148,7 +150,9 @@ NO_RTT = 1.0e12  # no RTT sample yet
 
 
 def _fast_models() -> dict[str, str]:
-    out = {n: c.fast_model for n, c in CONTROLLERS.items() if c.kind == "native" and c.fast_model}
+    out = {
+        n: c.fast_model for n, c in ALL_CONTROLLERS.items() if c.kind == "native" and c.fast_model
+    }
     out[AGENT_CCA] = AGENT_CCA
     return out
 
@@ -165,6 +169,6 @@ def cca_code(name: str, field_name: str = "cca") -> int:
     if name not in FAST_MODELS:
         raise SpecError(
             f"{field_name}={name!r} is not modelled by the fast backend: "
-            f"choose one of {sorted(FAST_MODELS)}"
+            f"choose one of {sorted(n for n in FAST_MODELS if n not in TEST_ONLY_NATIVE)}"
         )
     return SENDER_MODEL_CODES[FAST_MODELS[name]]

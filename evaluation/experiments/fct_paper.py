@@ -24,7 +24,6 @@ import logging
 import sys
 import time
 from collections.abc import Sequence
-from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -40,6 +39,7 @@ from cellgym.workload import (
     processor_sharing_fct_s,
 )
 from evaluation.experiments import inputs
+from evaluation.workers import map_jobs
 
 log = logging.getLogger(__name__)
 
@@ -194,15 +194,24 @@ def parse_args(argv: Sequence[str] | None) -> argparse.Namespace:
     return ap.parse_args(argv)
 
 
+def _run_item(item: tuple[str, float, int, int]) -> dict[str, Any]:
+    """``run_one`` of one ``(cca, sim_time_s, seed, slots)``: a job of the one pool."""
+    return run_one(*item)
+
+
+def _item_name(item: tuple[str, float, int, int]) -> str:
+    return f"fct {item[0]}"
+
+
 def run(args: argparse.Namespace, argv: Sequence[str]) -> dict[str, Any]:
     """Run every controller; return ``numbers``."""
     prov = record(COMMAND, list(argv), inputs.FCT_PAPER, REPO_ROOT)
     ccas = [c for c in args.controllers.split(",") if c]
     load = offered_load(MEAN_PKTS, IAT_MS, RATE_MBPS)
     t0 = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=max(1, args.jobs)) as ex:
-        futs = {c: ex.submit(run_one, c, args.sim_time_s, args.seed, args.slots) for c in ccas}
-        raws = {c: f.result() for c, f in futs.items()}
+    items = [(c, args.sim_time_s, args.seed, args.slots) for c in ccas]
+    results = map_jobs(_run_item, items, args.jobs, name=_item_name)
+    raws = dict(zip(ccas, results, strict=True))
     wall = time.perf_counter() - t0
     sizes = ParetoSizes(SHAPE, MEAN_PKTS, CUTOFF_PKTS)
     return {

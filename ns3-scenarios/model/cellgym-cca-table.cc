@@ -2,6 +2,7 @@
 // The congestion controls a sender is created with, by name (cellgym-cca-table.h).
 #include "cellgym-cca-table.h"
 
+#include "tcp-constrate.h"
 #include "tcp-pbe.h"
 #include "tcp-rcp.h"
 #include "tcp-xcp.h"
@@ -21,7 +22,8 @@ CcaTypes()
                                              TcpXcp::GetTypeId(),
                                              TcpRcp::GetTypeId(),
                                              TcpXcpr::GetTypeId(),
-                                             TcpPbe::GetTypeId()};
+                                             TcpPbe::GetTypeId(),
+                                             TcpConstRate::GetTypeId()};
     (void)explicitSenders;
     static const std::map<std::string, CcaType> types{
         {"cubic", {"ns3::TcpCubic"}},
@@ -46,6 +48,7 @@ CcaTypes()
         {"rcp", {"ns3::TcpRcp"}},
         {"xcpr", {"ns3::TcpXcpr"}},
         {"pbecc", {"ns3::TcpPbe"}},
+        {"constrate", {"ns3::TcpConstRate"}}, // test-only (tests/test_controller_recipe.py)
         {"agent", {"ns3::CellGymAgentCongestionOps", CcaPacing::COMMANDED}},
     };
     return types;

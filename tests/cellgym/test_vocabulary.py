@@ -43,9 +43,10 @@ def test_cpp_congestion_controls_match_the_registry():
     # by its own rule (the explicit senders state it through CellGymExplicitSender).
     pacing = {name: how for name, _, how in entries if how}
     assert pacing == {"bbr": "ALWAYS", vocab.AGENT_CCA: "COMMANDED"}
+    # Every native entry, the test-only ones too (tests/test_controller_recipe.py).
     want = {
         c.name: c.ns3_type
-        for c in controllers.CONTROLLERS.values()
+        for c in controllers.ALL_CONTROLLERS.values()
         if c.kind == "native" and "ns3" in c.backends
     }
     agent = pairs.pop(vocab.AGENT_CCA)
@@ -55,7 +56,7 @@ def test_cpp_congestion_controls_match_the_registry():
 
 def test_registry_entries_are_consistent():
     assert tuple(controllers.names(kind="native")) == vocab.NATIVE_CCAS
-    for c in controllers.CONTROLLERS.values():
+    for c in controllers.ALL_CONTROLLERS.values():
         assert c.kind in controllers.KINDS
         assert set(c.backends) <= set(vocab.BACKENDS) and c.backends
         for where, path in c.code.items():
@@ -65,7 +66,7 @@ def test_registry_entries_are_consistent():
             module, _, cls = c.entry_point.partition(":")
             assert (ROOT / (module.replace(".", "/") + ".py")).is_file() and cls
         if "fast" in c.backends and c.kind == "native":
-            assert c.fast_model in controllers.CONTROLLERS
+            assert c.fast_model in controllers.ALL_CONTROLLERS
 
 
 def test_unknown_or_unsupported_controller_names_the_field():

@@ -24,20 +24,22 @@ def _rel(path: Path) -> str:
 def test_one_sender_module_per_congestion_control():
     for name in SENDERS:
         assert (PKG / "senders" / f"{name}.py").is_file(), name
-    assert set(codes.SENDER_MODEL_CODES) == set(SENDERS)
-    assert len(set(codes.SENDER_MODEL_CODES.values())) == len(SENDERS)
+    # And the test-only entries' models (tests/test_controller_recipe.py).
+    test_only = {controllers.ALL_CONTROLLERS[n].fast_model for n in controllers.TEST_ONLY_NATIVE}
+    assert set(codes.SENDER_MODEL_CODES) == set(SENDERS) | test_only
+    assert len(set(codes.SENDER_MODEL_CODES.values())) == len(SENDERS) + len(test_only)
     # The registry's fast code paths are these modules.
-    for c in controllers.CONTROLLERS.values():
+    for c in controllers.ALL_CONTROLLERS.values():
         if "fast" in c.backends and c.kind == "native":
             assert c.code["fast"] == f"envs/fastsim/senders/{c.fast_model}.py"
             assert (ROOT / c.code["fast"]).is_file()
 
 
 def test_controller_to_sender_model_comes_from_the_registry():
-    fast = controllers.names(kind="native", backend="fast")
+    fast = controllers.names(kind="native", backend="fast", include_test_only=True)
     assert set(codes.FAST_CCAS) == {*fast, vocab.AGENT_CCA}
     for name in fast:
-        model = controllers.CONTROLLERS[name].fast_model
+        model = controllers.ALL_CONTROLLERS[name].fast_model
         assert codes.cca_code(name) == codes.SENDER_MODEL_CODES[model]
     assert codes.cca_code("linuxreno") == codes.cca_code("veno") == codes.CCA_NEWRENO
     assert codes.cca_code(vocab.AGENT_CCA) == codes.CCA_AGENT

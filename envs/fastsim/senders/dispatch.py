@@ -17,6 +17,7 @@ from numba import njit
 from envs.fastsim.codes import (
     CCA_AGENT,
     CCA_BBR,
+    CCA_CONSTRATE,
     CCA_CUBIC,
     CCA_PBE,
     CCA_RCP,
@@ -40,6 +41,7 @@ from envs.fastsim.senders.bbr import (
     _bbr_sample,
     _bbr_ssthresh,
 )
+from envs.fastsim.senders.constrate import _constrate_pace
 from envs.fastsim.senders.cubic import (
     _cubic_increase,
     _cubic_on_rto,
@@ -67,8 +69,17 @@ from envs.fastsim.state import (
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _paced(cca):
-    """The model paces its segments (when it has a pacing rate): BBR, the agent's, RCP, PBE-CC."""
-    return cca == CCA_BBR or cca == CCA_AGENT or cca == CCA_RCP or cca == CCA_PBE
+    """The model paces its segments (when it has a pacing rate): BBR, the agent's, RCP, PBE-CC.
+
+    And the constant-rate toy (``constrate.py``).
+    """
+    return (
+        cca == CCA_BBR
+        or cca == CCA_AGENT
+        or cca == CCA_RCP
+        or cca == CCA_PBE
+        or cca == CCA_CONSTRATE
+    )
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -130,11 +141,16 @@ def _before_acks(cca, b, f, t, p, fc, fx, bw, rcv, fbr):
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _before_send(cca, b, f, t, p, fc, fi, fx, bw, fbr):
-    """Before the TTI's sends: BBR's delivery state of the TTI; RCP's rate before its ACKs."""
+    """Before the TTI's sends: BBR's delivery state of the TTI; RCP's rate before its ACKs.
+
+    And the constant-rate toy's rate and window.
+    """
     if cca == CCA_BBR or cca == CCA_PBE:
         _bbr_record_send_state(b, f, t, fi, fx, bw)
     elif cca == CCA_RCP:
         _rcp_start(b, f, t, p, fc, fi, fx, fbr, p[P_SEG_BYTES])
+    elif cca == CCA_CONSTRATE:
+        _constrate_pace(b, f, t, p, fi, fx, p[P_SEG_BYTES])
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
@@ -273,6 +289,8 @@ def _on_acks(
         )
     elif cca == CCA_XCP or cca == CCA_XCPR:
         return  # the window moves by the router's feedback only (``_on_feedback``, XCP-r's ACKs)
+    elif cca == CCA_CONSTRATE:
+        return  # the window is the receive window (``_before_send``)
     elif cca == CCA_RCP:
         _rcp_window(fx, b, f, p, seg)
     elif n_adv > 0:
