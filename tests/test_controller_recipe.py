@@ -56,6 +56,14 @@ BACKEND_TOLERANCE = 0.02
 HEADROOM = 3.0
 
 
+def _names_the_toy(path: Path) -> bool:
+    """Whether ``path`` names the toy other than as the path of one of the recipe's files."""
+    text = path.read_text(errors="replace")
+    for recipe_file in RECIPE_FILES:
+        text = text.replace(recipe_file, "")
+    return TOY in text.lower()
+
+
 def test_the_toy_names_exactly_the_recipes_files():
     if shutil.which("git") is None or not (ROOT / ".git").exists():
         pytest.skip("not a git checkout: the files are listed by git grep")
@@ -67,7 +75,13 @@ def test_the_toy_names_exactly_the_recipes_files():
         check=False,
     )
     assert out.returncode in (0, 1), out.stderr  # 1: no match
-    naming = set(out.stdout.split())
+    # A report's provenance records a digest of every source file, the toy's among them: a path
+    # of one of the recipe's files is not a mention of the toy, so it is struck before looking.
+    naming = {
+        path
+        for path in out.stdout.split()
+        if path in RECIPE_FILES or path == RECIPE_DOC or _names_the_toy(ROOT / path)
+    }
     want = set(RECIPE_FILES) | {RECIPE_DOC}
     assert naming == want, (
         f"files naming {TOY!r} outside the recipe: {sorted(naming - want)}; "
