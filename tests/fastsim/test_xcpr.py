@@ -313,8 +313,16 @@ def test_xcpr_keeps_its_window_under_ack_loss_where_xcp_loses_feedback():
         # trip and the lost ACKs' gap ago: measured at most 3.2 segments apart, seed 2, with the
         # 7 ms idle-uplink grant of ns-3's UE MAC.)
         assert np.all(np.abs(cw_xr[phase] - rcv_xr[phase]) <= 4 * SEG)
-        for cw, given in ((cw_xr, given_xr), (cw_xr0, given_xr0), (cw_x0, given_x0)):
+        for cw, given in ((cw_xr0, given_xr0), (cw_x0, given_x0)):
             assert np.all(np.abs((cw[phase] - init) / given[phase] - 1.0) < 0.1)
+        # Under ACK loss that window is the feedback of this step or, when the step's last ACKs
+        # were lost, of the step before (seed 2, 5.4 s: applied 44,990 B over init, given
+        # 40,451 this step and 44,219 the step before).
+        applied = cw_xr[phase] - init
+        err = np.minimum(
+            np.abs(applied / given_xr[phase] - 1.0), np.abs(applied / given_xr[phase - 1] - 1.0)
+        )
+        assert np.all(err < 0.1)
         # XCP under the same loss applied well under the feedback the router gave (the lost
         # ACKs' share is gone; the router hands out more to hold the window).
         assert np.all((cw_x[phase] - init) / given_x[phase] < 0.7)
