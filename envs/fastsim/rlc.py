@@ -142,7 +142,20 @@ def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng
     k = rtx.shape[2]
     slot = t & (ring - 1)
     wired = bnp[BN_MODE] != BN_NONE
-    # Retransmissions first (they left the server earlier than same-TTI new data at most).
+    # New segments that left before the same TTI's fast retransmission (``send``), then the
+    # retransmissions (they left the server before the rest of the TTI's new data).
+    for f in range(nf):
+        n_pre = dl[b, f, slot, 3]
+        if n_pre <= 0:
+            continue
+        u = int(fc[f, FC_UE])
+        a0 = dl[b, f, slot, 0]
+        for a in range(a0, min(a0 + n_pre, dl[b, f, slot, 1])):
+            _arrive(
+                b, u, f, a, dl[b, f, slot, 2], False, t, p, ue, ui, rlc, fi, lost, wired, bnp,
+                bqs, bq, rng,
+            )  # fmt: skip
+        dl[b, f, slot, 0] = min(a0 + n_pre, dl[b, f, slot, 1])
     for f in range(nf):
         u = int(fc[f, FC_UE])
         while fi[b, f, I_RTX_LEN] > 0:
@@ -172,6 +185,7 @@ def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng
     for f in range(nf):
         dl[b, f, slot, 0] = 0
         dl[b, f, slot, 1] = 0
+        dl[b, f, slot, 3] = 0
     if wired:
         _bottleneck_out(b, t, p, fc, fi, ue, ui, rlc, lost, bnp, bqs, bq)
 

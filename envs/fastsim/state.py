@@ -72,7 +72,10 @@ I_ACKS_DRAWN = 45  # sender: receiver ACKs whose loss on the reverse path is alr
 I_RCV_SMP = 46  # receiver: ACKs that advance the cumulative ACK (ns-3's RTT samples)
 I_RCV_SMP_TTI = 47  # ... sent by the end of the previous TTI (uplink reports)
 I_SEEN_SMP = 48  # sender: advancing ACKs already processed
-I_LEN = 49
+#: Sender: new segments the window allowed the ACKs of the bunch that came before the one that
+#: entered fast recovery (ns-3 takes ACKs one by one): sent before the fast retransmission.
+I_PRE_SEND = 49
+I_LEN = 50
 
 # -- per flow, reals (float64 [B, F, X_LEN]) ---------------------------------------------------
 X_CWND = 0  # congestion window, bytes
@@ -299,7 +302,8 @@ class CellState:
         rcv: ``[B, F, L, V_LEN]`` receiver state by time (for the ACK path's delay).
         fbr: ``[B, F, L, FB_LEN]`` explicit feedback by time: XRC's rate and HoL at the eNB,
             the router's XCP feedback so far and RCP rate, the sender's congestion header.
-        dl: ``[B, F, L, 3]`` new segments by eNB arrival time: from, to, send time.
+        dl: ``[B, F, L, 4]`` new segments by eNB arrival time: from, to, send time, and how
+            many of them left before the same TTI's retransmissions (``I_PRE_SEND``).
         rtx: ``[B, F, K, 3]`` retransmissions on their way: seq, eNB arrival, send time.
         lost: ``[B, F, K, 2]`` segments dropped at the RLC: seq, state.
         obs_flows: ``[B, F, 18]`` the step's flow observation.
@@ -351,7 +355,7 @@ class CellState:
             capr=np.zeros((batch, u, w)),
             rcv=np.zeros((batch, f, ring, V_LEN), np.int64),
             fbr=np.zeros((batch, f, ring, FB_LEN)),
-            dl=np.zeros((batch, f, ring, 3), np.int64),
+            dl=np.zeros((batch, f, ring, 4), np.int64),
             rtx=np.zeros((batch, f, LOST_SLOTS, 3), np.int64),
             lost=np.zeros((batch, f, LOST_SLOTS, 2), np.int64),
             obs_flows=np.zeros((batch, f, 18)),

@@ -34,10 +34,11 @@ from envs.fastsim.senders.dispatch import (
     _on_open,
     _on_receiver_window,
     _own_recovery,
+    _paced,
     _ssthresh_on_loss,
     _sums_feedback,
 )
-from envs.fastsim.senders.recovery import _loss_trigger, _prr_on_ack
+from envs.fastsim.senders.recovery import _loss_trigger, _pre_entry_sends, _prr_on_ack
 from envs.fastsim.senders.send import _sendable
 from envs.fastsim.state import (
     I_CSTATE,
@@ -45,6 +46,7 @@ from envs.fastsim.state import (
     I_DUPACK_CNT,
     I_LOST_HEAD,
     I_LOST_LEN,
+    I_PRE_SEND,
     I_RECOVER,
     I_RTO_AT_MS,
     I_RTO_HELD,
@@ -67,6 +69,7 @@ from envs.fastsim.state import (
     V_OWD,
     V_SMP,
     V_UNIQ,
+    X_CWND,
     X_FB_HOL,
     X_FB_RATE,
     X_MIN_RTT,
@@ -76,6 +79,8 @@ from envs.fastsim.state import (
     X_O_RTT_MIN,
     X_O_RTT_N,
     X_O_RTT_SUM,
+    X_PACING,
+    X_PRR_RFS,
     X_RTTVAR,
     X_SRTT,
     X_SSTHRESH,
@@ -191,7 +196,13 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
             b, f, fi, lost, una, v_cum, v_high, new_dupacks, dupthresh, prr_mode
         )
         if trigger:
-            pipe_bytes = _pipe(fi, lost, b, f, dupthresh, prr_mode) * seg
+            pipe_segs = _pipe(fi, lost, b, f, dupthresh, prr_mode)
+            pipe_bytes = pipe_segs * seg
+            paced = fx[b, f, X_PACING] > 0 and _paced(cca)  # as ``send`` tells
+            if prr_mode and not _own_recovery(cca) and not paced:
+                fi[b, f, I_PRE_SEND] = _pre_entry_sends(
+                    b, f, fi, fx, pipe_segs, new_acks, delivered_segs, dupthresh, seg
+                )
             fx[b, f, X_O_LOSS] += 1.0
             ss = _ssthresh_on_loss(fx, b, f, cca, pipe_bytes, seg)
             fx[b, f, X_SSTHRESH] = ss
@@ -235,6 +246,11 @@ def _sender_acks(b, f, t, p, fc, fi, fx, bw, rng, rcv, fbr, lost):
         _prr_on_ack(
             fx, fi, lost, b, f, entered, prr_delivered, prr_dupacks, una, acked, seg, p
         )  # fmt: skip
+        if entered and fi[b, f, I_PRE_SEND] > 0:
+            # Those segments were in flight when ns-3 entered recovery: in RecoverFS and in the
+            # window PRR sets (in flight plus its quota).
+            fx[b, f, X_PRR_RFS] += fi[b, f, I_PRE_SEND] * seg
+            fx[b, f, X_CWND] += fi[b, f, I_PRE_SEND] * seg
     pipe = 0
     sendable = 0
     if _grows_when_cwnd_limited(cca) and n_adv > 1:

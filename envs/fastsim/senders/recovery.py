@@ -70,6 +70,28 @@ def _loss_trigger(b, f, fi, lost, una, v_cum, v_high, new_dupacks, dupthresh, pr
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _pre_entry_sends(b, f, fi, fx, pipe_segs, new_acks, delivered_segs, dupthresh, seg):
+    """New segments the ACKs of a bunch before the one that enters fast recovery let out.
+
+    ns-3 takes a TTI's ACKs one by one (``ProcessAck``): each before the entering one (in
+    CA_OPEN or CA_DISORDER) frees what it delivered and ``SendPendingData`` fills the window
+    with new data at once; the entering ACK then sends the fast retransmission, behind them on
+    the way to the RLC (a 64-packet buffer, ``cubic_buffer64`` seed 1: three new segments and
+    then the retransmission, dropped, an RTO a second later). In flight at the last of those
+    ACKs: the bunch's final pipe plus the segments the ACKs from the entering one SACKed and
+    the head, lost only from the entering ACK on. The ACKs from the entering one are counted
+    as ``_prr_on_ack``'s caller does (the duplicate ACK that reached ``dupthresh``). A window
+    that was open before the bunch (a paced sender, an agent's new window) is not these ACKs'
+    doing: they let out at most what they delivered.
+    """
+    after = min(max(fi[b, f, I_DUPACK_CNT] - dupthresh + 1, 1), new_acks)
+    if new_acks <= after:
+        return 0
+    free = int(fx[b, f, X_CWND] // seg) - (pipe_segs + after + 1)
+    return max(min(free, delivered_segs - after), 0)
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _prr_on_ack(fx, fi, lost, b, f, entered, delivered_segs, dupacks, una_before, acked, seg, p):
     """ns-3.44 ``TcpPrrRecovery`` (``EnterRecovery``/``DoRecovery``) for one bunch of ACKs.
 

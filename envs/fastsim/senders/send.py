@@ -31,6 +31,7 @@ from envs.fastsim.state import (
     I_HANDED,
     I_LOST_HEAD,
     I_LOST_LEN,
+    I_PRE_SEND,
     I_RTO_AT_MS,
     I_RTO_MS,
     I_RTX_HEAD,
@@ -78,6 +79,19 @@ def _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost):
     d_down = int(fc[f, FC_D_DOWN_MS])
     arrive = t + d_down
     limited = False
+    # New segments the ACKs before the one that entered fast recovery let out (``ack``): they
+    # left before the fast retransmission.
+    first = fi[b, f, I_SND_NXT]
+    nxt = first
+    handed = fi[b, f, I_HANDED]
+    rwnd_end = fi[b, f, I_UNA] + int(p[P_RWND_SEGS])  # the receive window's right edge
+    pre = fi[b, f, I_PRE_SEND]
+    fi[b, f, I_PRE_SEND] = 0
+    while pre > 0 and nxt < handed and nxt < rwnd_end:
+        nxt += 1
+        pipe += 1
+        pre -= 1
+    n_pre = nxt - first
     # Retransmissions first, lowest sequence first.
     prr = (
         p[P_RECOVERY] == RECOVERY_NS3_PRR
@@ -108,10 +122,6 @@ def _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost):
         if paced:
             fx[b, f, X_TOKENS] -= seg
     # New data.
-    first = fi[b, f, I_SND_NXT]
-    nxt = first
-    handed = fi[b, f, I_HANDED]
-    rwnd_end = fi[b, f, I_UNA] + int(p[P_RWND_SEGS])  # the receive window's right edge
     while nxt < handed and nxt < rwnd_end:
         if cwnd - pipe * seg < seg:
             limited = True
@@ -131,6 +141,7 @@ def _sender_send(b, f, t, p, fc, fi, fx, rng, dl, rtx, lost):
         dl[b, f, slot, 0] = first
         dl[b, f, slot, 1] = nxt
         dl[b, f, slot, 2] = t
+        dl[b, f, slot, 3] = n_pre
         fi[b, f, I_SND_NXT] = nxt
     elif fi[b, f, I_RTO_AT_MS] < 0 and fi[b, f, I_SND_NXT] > fi[b, f, I_UNA]:
         fi[b, f, I_RTO_AT_MS] = t + fi[b, f, I_RTO_MS]
