@@ -196,11 +196,10 @@ class FastSimParams:
             ``uint32_t`` arithmetic (a short burst, then silence until in flight reaches
             ssthresh), in flight counting SACKed retransmissions, re-entry into recovery on a
             duplicate ACK over a lost-marked head after recovery ends, a partial ACK's
-            retransmission outside the window, the fast retransmission behind the new
-            segments the ACKs before the entering one let out, the RTO restarted only by the
-            first partial ACK, no window growth on ACKs with new SACK information, and BBR's
-            packet conservation to the next round start. ``classic``: the earlier model (window to
-            ssthresh on entry; docs/calibration/README.md).
+            retransmission outside the window, the fast retransmission behind the ACKs'
+            new segments before it, the RTO restarted only by the first partial ACK, no growth
+            on ACKs with new SACK information, BBR's conservation to the next round start.
+            ``classic``: the earlier model (ssthresh on entry; docs/calibration/README.md).
         harq_bler: New-TB failure probability (0: no fading, as ns-3's static LTE cell).
         scheduler: LTE: ``pf`` (proportional fair, ns-3's ``PfFfMacScheduler``) or ``rr`` (an NR
             cell uses the scenario's ``cell.scheduler``).
