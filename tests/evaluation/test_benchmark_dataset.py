@@ -24,6 +24,7 @@ from cellgym.reward import TERMS
 from envs.contract import action_space, observation_space
 from evaluation.benchmark import cli
 from evaluation.benchmark import dataset as ds
+from evaluation.benchmark.suite import load_suite
 
 minari = pytest.importorskip("minari")
 
@@ -76,7 +77,8 @@ def test_the_dataset_loads_with_minari_and_matches_the_environment(data):
         tasks.append(em["task"])
         assert em["seed"] == 1001 and em["controller"] == "xrc_policy"
         n = len(ep)
-        assert n == 75  # 1.5 s in 20 ms steps
+        scenario = load_suite("mini").task(em["task"]).scenario
+        assert n == round(scenario.sim_time_s * 1000 / scenario.step_ms)  # every 20 ms step
         assert ep.observations.shape == (n + 1, 11) and ep.observations.dtype == np.float32
         assert all(observation_space().contains(o) for o in ep.observations)
         assert ep.actions.shape == (n, 1) and np.all(np.abs(ep.actions) <= 1)
