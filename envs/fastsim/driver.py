@@ -16,7 +16,7 @@ Per tick and cell, in this order (``step_cell``):
    reach the UE's TCP receiver (``receiver``) when the block is decoded, in order.
 3. Arrivals at the eNB (``rlc``), after the tick's first slot: segments sent ``server_delay_ms +
    delay_ms`` earlier enter their UE's RLC buffer (packets with their arrival time, interleaved
-   across flows); a packet that does not fit is dropped (tail drop at ``rlc_buffer_pkts * 1500``
+   across flows, the first flow taking turns by tick); a packet that does not fit is dropped (tail drop at ``rlc_buffer_pkts * 1500``
    bytes of PDCP PDUs). With a wired bottleneck (``bottleneck``) they join its drop-tail buffer
    at the router instead, and the packets its link sends in the tick enter the RLC buffers.
 4. Receiver and uplink (``receiver``): cumulative and selective ACK state, delayed ACKs (every

@@ -134,6 +134,12 @@ def _bottleneck_out(b, t, p, fc, fi, ue, ui, rlc, lost, bnp, bqs, bq):
 def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng):
     """Segments reaching the eNB at ``t`` enter the RLC buffers, flows interleaved.
 
+    The flow whose segment comes first takes turns by TTI (flow ``t % n``, then the next): at a
+    full buffer the first arrivals of a TTI find the room its transport blocks freed, and a fixed
+    order gave flow 0 that room in every TTI. ns-3 files a TTI's segments in the order they
+    reach the eNB, which belongs to no flow (two CUBIC flows on one UE, ``share2_cubic``, nine
+    seeds: flow 0 carried 47 % on ns-3, 58 % on the twin in flow order, 50 % with turns).
+
     With a wired bottleneck (``bottleneck``) they reach its buffer, and what its link sends in
     the tick enters the RLC buffers.
     """
@@ -144,7 +150,9 @@ def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng
     wired = bnp[BN_MODE] != BN_NONE
     # New segments that left before the same TTI's fast retransmission (``send``), then the
     # retransmissions (they left the server before the rest of the TTI's new data).
-    for f in range(nf):
+    f0 = t % nf
+    for g in range(nf):
+        f = (f0 + g) % nf
         n_pre = dl[b, f, slot, 3]
         if n_pre <= 0:
             continue
@@ -156,7 +164,8 @@ def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng
                 bqs, bq, rng,
             )  # fmt: skip
         dl[b, f, slot, 0] = min(a0 + n_pre, dl[b, f, slot, 1])
-    for f in range(nf):
+    for g in range(nf):
+        f = (f0 + g) % nf
         u = int(fc[f, FC_UE])
         while fi[b, f, I_RTX_LEN] > 0:
             h = fi[b, f, I_RTX_HEAD]
@@ -172,7 +181,8 @@ def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng
     i = 0
     while more:
         more = False
-        for f in range(nf):
+        for g in range(nf):
+            f = (f0 + g) % nf
             a = dl[b, f, slot, 0] + i
             if a < dl[b, f, slot, 1]:
                 more = True
