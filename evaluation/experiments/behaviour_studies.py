@@ -440,6 +440,79 @@ def _benchmark(args: Sequence[str]) -> Study:
     return Study(plan, probes, modules, configs)
 
 
+def _main_job(args: Sequence[str]) -> Study:
+    """The README's main-job table: ``make run`` (``python train.py <args>``), then its rendering.
+
+    The plan is the composed training config (every key but the run's folder), the training
+    mixture's batches (scenario, fast-model knobs, cells) and the final evaluation's scenarios.
+    The probes run what the policy was trained in and judged on, without the policy (training
+    is not repeatable across machines: torch's kernels round by instruction set): XRC's policy
+    on every batch of the mixture on the fast model, and every baseline of the evaluation on
+    every evaluation scenario on its backend. The recipe: the training stack's modules (the
+    agent factory, features, mixture, callbacks; the workflow; the evaluation's tables), the
+    configs it composes.
+    """
+    from agents.mixture import mixture_batches
+    from configs.schema import compose_train, to_dict, validate_train
+    from evaluation.rollouts import run_controller
+
+    cfg = compose_train([*args, "run_dir=_"])
+    plain = to_dict(cfg)
+    plain.pop("run_dir", None)
+    typed = validate_train(cfg)
+    batches = mixture_batches(typed)
+    finals = typed.final_scenarios()
+    plan: list[Any] = [
+        plain,
+        *({"train": _spec_id(spec), "knobs": _plain(knobs), "cells": n}
+          for spec, knobs, n in batches),
+        *({"evaluate": _spec_id(spec)} for spec in finals),
+    ]  # fmt: skip
+    common = {"timeout_s": typed.timeout_s, "max_change": typed.max_change,
+              "action_mode": typed.action_mode}  # fmt: skip
+    probes = []
+    for spec, knobs, _ in batches:
+        variant = ",".join(f"{k}={v}" for k, v in sorted(knobs.items()))
+        short, fast_params = _short(spec), dict(knobs)
+
+        def train(spec: Any = short, knobs: Mapping[str, Any] = fast_params) -> Any:
+            rec = run_controller(spec, "xrc_policy", PROBE_SEED, typed.reward, "fast",
+                                 fast_params=knobs, **common)  # fmt: skip
+            return records_result(rec)
+
+        feats = {"training scenario": spec.name, "variant": variant}
+        probes.append(Probe(f"train fast {spec.name} {variant}", feats, train))
+    for spec in finals:
+        short = _short(spec)
+        for name in typed.eval_baselines:
+
+            def judge(spec: Any = short, name: str = name) -> Any:
+                rec = run_controller(spec, name, PROBE_SEED, typed.reward, typed.eval_backend,
+                                     **common)  # fmt: skip
+                return records_result(rec)
+
+            feats = {"evaluation scenario": spec.name, "baseline": name}
+            probes.append(Probe(f"evaluate {typed.eval_backend} {spec.name} {name}", feats, judge))
+    modules = (
+        "evaluation.readme_table",
+        "evaluation.report",
+        "evaluation.pool",
+        *[
+            f"agents.{p.stem}"
+            for p in sorted((REPO_ROOT / "agents").glob("*.py"))
+            if p.stem != "__init__"
+        ],
+        "workflows.train",
+        "configs.schema",
+    )
+    configs = (
+        "configs/train.yaml",
+        "configs/experiment/default.yaml",
+        "configs/agent/ppo.yaml",
+    )
+    return Study(plan, probes, modules, configs)
+
+
 def _parse_known(args: Sequence[str], options: Sequence[tuple[str, dict[str, Any]]]) -> Any:
     ap = argparse.ArgumentParser(add_help=False)
     for flag, kw in options:
@@ -459,4 +532,5 @@ STUDIES: dict[str, Callable[[Sequence[str]], Study]] = {
     "evaluation.experiments.multi_agent": _multi_agent,
     "evaluation.transfer": _transfer,
     "evaluation.benchmark": _benchmark,
+    "evaluation.readme_table": _main_job,
 }

@@ -172,6 +172,25 @@ TRANSFER: tuple[str, ...] = (
     "evaluation/user_policies.py",
 )
 
+#: The main job (``make run``: ``python train.py experiment=default``, then the README's table by
+#: ``python -m evaluation.readme_table <run>``): PPO trained on the fast model over the training
+#: mixture, evaluated on ns-3 beside the baselines. Its run records these inputs' digests
+#: (``workflows.train``); the table is current while the code still does what the run did.
+MAIN_JOB: tuple[str, ...] = (
+    *COMMON,
+    "envs/fastsim/**/*",
+    "envs/*.py",
+    "cellgym/**/*.py",
+    "agents/*.py",
+    "baselines/*.py",
+    "learners/*.py",
+    "workflows/train.py",
+    "train.py",
+    "configs/**/*.yaml",
+    "configs/schema.py",
+    "evaluation/*.py",
+)
+
 #: What decides a benchmark run's result on either backend (``evaluation.benchmark.cache``: its
 #: code digest is in every run's cache key): ``COMMON`` without the ns-3 sources, the trace
 #: readers, both environment classes, the baselines, the agent factory and features (trained

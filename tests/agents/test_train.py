@@ -81,6 +81,9 @@ def test_ppo_trains_and_is_evaluated_beside_xrc_with_wandb_offline(tmp_path, mon
     assert (run_dir / ".hydra" / "config.yaml").is_file()
     assert "python" in (run_dir / "command.txt").read_text()
     assert int((run_dir / "seed.txt").read_text()) == out["seed"]
+    # The code it was made with (the README's table carries it: evaluation.readme_table).
+    prov = json.loads((run_dir / "provenance.json").read_text())
+    assert len(prov["commit"] or "") in (0, 40) and "envs/fastsim/rlc.py" in prov["inputs"]
     for name in ("model.zip", "vecnormalize.pkl", "best_model.zip", "best_vecnormalize.pkl"):
         assert (run_dir / name).is_file(), name
     assert _model_timesteps(run_dir / "model.zip") == out["timesteps"] >= 3000

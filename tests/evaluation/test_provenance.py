@@ -34,7 +34,10 @@ def test_regenerate_reruns_each_report_with_its_recorded_arguments(capsys) -> No
     assert reports.main(["--regenerate", "--all", "--dry-run"]) == 0
     out = capsys.readouterr().out
     for r in reports.REPORTS:
-        if r.exists():
+        if r.by_hand:
+            # The README's table needs a training run: named, never run from here.
+            assert f"[reports] {r.name}: not remade here: {r.by_hand}" in out.splitlines()
+        elif r.exists():
             line = f"[reports] {r.name}: -m {r.module} {' '.join(r.provenance()['args'])}"
             assert line.rstrip() in out.splitlines()
     with pytest.raises(SystemExit) as exc:
