@@ -299,6 +299,20 @@ def _fct(args: Sequence[str]) -> Study:
     return Study(plan, probes, ("evaluation.experiments.fct_paper",))
 
 
+#: The configs a main-job training composes (its experiment, the agent's defaults).
+TRAINING_CONFIGS: tuple[str, ...] = (
+    "configs/train.yaml",
+    "configs/experiment/default.yaml",
+    "configs/agent/ppo.yaml",
+)
+
+
+def _training_stack() -> tuple[str, ...]:
+    """The training code's modules: the agent package's, the workflow, the config schema."""
+    agents = [p.stem for p in sorted((REPO_ROOT / "agents").glob("*.py")) if p.stem != "__init__"]
+    return (*(f"agents.{a}" for a in agents), "workflows.train", "configs.schema")
+
+
 def _multi_agent(args: Sequence[str]) -> Study:
     from evaluation.experiments import multi_agent as ma
 
@@ -325,22 +339,8 @@ def _multi_agent(args: Sequence[str]) -> Study:
                        "sim_time_s": seconds, "model": ""}  # fmt: skip
                 feats = {"n": str(n), "backend": backend, "controller": f"{c} {backend}"}
                 probes.append(Probe(f"{backend} n{n} {c}", feats, lambda job=job: ma.run_one(job)))
-    configs = (
-        "configs/train.yaml",
-        "configs/experiment/default.yaml",
-        "configs/agent/ppo.yaml",
-    )
-    modules = (
-        "evaluation.experiments.multi_agent",
-        *[
-            f"agents.{p.stem}"
-            for p in sorted((REPO_ROOT / "agents").glob("*.py"))
-            if p.stem != "__init__"
-        ],
-        "workflows.train",
-        "configs.schema",
-    )
-    return Study(plan, probes, modules, configs)
+    return Study(plan, probes, ("evaluation.experiments.multi_agent", *_training_stack()),
+                 TRAINING_CONFIGS)  # fmt: skip
 
 
 def _transfer(args: Sequence[str]) -> Study:
@@ -493,24 +493,9 @@ def _main_job(args: Sequence[str]) -> Study:
 
             feats = {"evaluation scenario": spec.name, "baseline": name}
             probes.append(Probe(f"evaluate {typed.eval_backend} {spec.name} {name}", feats, judge))
-    modules = (
-        "evaluation.readme_table",
-        "evaluation.report",
-        "evaluation.pool",
-        *[
-            f"agents.{p.stem}"
-            for p in sorted((REPO_ROOT / "agents").glob("*.py"))
-            if p.stem != "__init__"
-        ],
-        "workflows.train",
-        "configs.schema",
-    )
-    configs = (
-        "configs/train.yaml",
-        "configs/experiment/default.yaml",
-        "configs/agent/ppo.yaml",
-    )
-    return Study(plan, probes, modules, configs)
+    modules = ("evaluation.readme_table", "evaluation.report", "evaluation.pool",
+               *_training_stack())  # fmt: skip
+    return Study(plan, probes, modules, TRAINING_CONFIGS)
 
 
 def _parse_known(args: Sequence[str], options: Sequence[tuple[str, dict[str, Any]]]) -> Any:
