@@ -16,9 +16,10 @@ Per tick and cell, in this order (``step_cell``):
    reach the UE's TCP receiver (``receiver``) when the block is decoded, in order.
 3. Arrivals at the eNB (``rlc``), after the tick's first slot: segments sent ``server_delay_ms +
    delay_ms`` earlier enter their UE's RLC buffer (packets with their arrival time, interleaved
-   across flows, the first flow taking turns by tick); a packet that does not fit is dropped (tail drop at ``rlc_buffer_pkts * 1500``
-   bytes of PDCP PDUs). With a wired bottleneck (``bottleneck``) they join its drop-tail buffer
-   at the router instead, and the packets its link sends in the tick enter the RLC buffers.
+   across flows, the first flow taking turns by tick); a packet that does not fit is dropped
+   (tail drop at ``rlc_buffer_pkts * 1500`` bytes of PDCP PDUs). With a wired bottleneck
+   (``bottleneck``) they join its drop-tail buffer at the router instead, and the packets its
+   link sends in the tick enter the RLC buffers.
 4. Receiver and uplink (``receiver``): cumulative and selective ACK state, delayed ACKs (every
    second in-order segment, immediately on a hole), written into a ring by time; the sender
    reads it after the ACK path's delay (air + core + server link), so ACK clocking follows the
