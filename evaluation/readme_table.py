@@ -37,7 +37,7 @@ import pandas as pd
 import yaml
 
 from cellgym.paths import REPO_ROOT
-from cellgym.provenance import changed_inputs, markdown_line
+from cellgym.provenance import changed_inputs, markdown_line, record
 
 BEGIN = "<!-- main-job-results:begin -->"
 END = "<!-- main-job-results:end -->"
@@ -46,7 +46,7 @@ TIMING_END = "<!-- main-job-timing:end -->"
 #: Where the table's numbers and provenance are committed (a report of
 #: ``evaluation.experiments.reports``).
 NUMBERS = REPO_ROOT / "docs" / "main-job" / "numbers.json"
-#: The run's provenance file (``workflows.train.PROVENANCE_FILE``).
+#: A training run's provenance file (``record_run``).
 RUN_PROVENANCE = "provenance.json"
 #: Column titles of the registry's controllers; a trained policy is named by its algorithm.
 TITLES = {
@@ -173,6 +173,20 @@ def _where(run: Path) -> Path:
         return run.resolve().relative_to(REPO_ROOT)
     except ValueError:
         return run
+
+
+def record_run(run_dir: Path) -> None:
+    """Write a training run's ``RUN_PROVENANCE`` (``workflows.train``, when training begins).
+
+    The commit and the digests of the main job's inputs (``inputs.MAIN_JOB``), its Hydra
+    overrides (``.hydra/overrides.yaml``) as the arguments.
+    """
+    from evaluation.experiments.inputs import MAIN_JOB
+
+    path = run_dir / ".hydra" / "overrides.yaml"
+    overrides = [str(o) for o in (yaml.safe_load(path.read_text()) or [])] if path.is_file() else []
+    prov = record("python train.py", overrides, MAIN_JOB, REPO_ROOT)
+    (run_dir / RUN_PROVENANCE).write_text(json.dumps(prov, indent=1) + "\n")
 
 
 def remake_command(run: Path) -> str:

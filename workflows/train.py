@@ -54,6 +54,7 @@ from cellgym.reward import RewardSpec
 from cellgym.scenario import ScenarioSpec
 from cellgym.vocab import SpecError
 from configs.schema import TrainConfig, register_configs, to_dict, validate_train
+from evaluation.readme_table import RUN_PROVENANCE, record_run
 
 log = logging.getLogger(__name__)
 register_configs()
@@ -114,28 +115,6 @@ def _save_config(cfg: Any, run_dir: Path) -> None:
     if not path.is_file():
         path.parent.mkdir(parents=True, exist_ok=True)
         OmegaConf.save(cfg, path, resolve=True)
-
-
-#: The run's provenance (``cellgym.provenance.record``): the commit and the digests of the main
-#: job's inputs when training began, its Hydra overrides as the arguments. The README's table
-#: (``evaluation.readme_table``) carries it, and refuses a run made from other code than the tree's.
-PROVENANCE_FILE = "provenance.json"
-
-
-def _write_provenance(run_dir: Path) -> None:
-    """Record what code the run is made with (``PROVENANCE_FILE``)."""
-    import json
-
-    import yaml
-
-    from cellgym.paths import REPO_ROOT
-    from cellgym.provenance import record
-    from evaluation.experiments.inputs import MAIN_JOB
-
-    path = run_dir / ".hydra" / "overrides.yaml"
-    overrides = [str(o) for o in (yaml.safe_load(path.read_text()) or [])] if path.is_file() else []
-    prov = record("python train.py", overrides, MAIN_JOB, REPO_ROOT)
-    (run_dir / PROVENANCE_FILE).write_text(json.dumps(prov, indent=1) + "\n")
 
 
 def _final_model(cfg: TrainConfig, run_dir: Path) -> tuple[Path, str]:
@@ -410,8 +389,8 @@ def train(cfg: Any) -> dict[str, Any]:
     seed_file.write_text(f"{seed}\n")
     with (run_dir / "command.txt").open("a" if resuming else "w") as f:
         f.write(" ".join(["python", *sys.argv]) + "\n")
-    if not resuming or not (run_dir / PROVENANCE_FILE).is_file():
-        _write_provenance(run_dir)
+    if not resuming or not (run_dir / RUN_PROVENANCE).is_file():
+        record_run(run_dir)  # the code it is made with, for the README's table
     log.info("seed %d, run directory %s", seed, run_dir)
     set_random_seed(seed)
 
