@@ -22,7 +22,8 @@ import torch
 from configs.schema import compose_train
 from workflows.train import train
 
-#: A few updates, a periodic evaluation and a checkpoint on the way, one evaluation seed.
+#: A few updates, a periodic evaluation and a checkpoint on the way, one evaluation seed (the
+#: seed first; ``test_train_ns3`` trains the rest).
 BRIEF = [
     "seed=3",
     "total_timesteps=256",

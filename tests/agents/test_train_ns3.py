@@ -9,6 +9,7 @@ import pandas as pd
 import pytest
 from hydra import compose, initialize_config_dir
 
+from tests.agents.test_train_determinism import BRIEF
 from workflows.train import train
 
 pytestmark = pytest.mark.ns3
@@ -21,23 +22,7 @@ def _compose(overrides):
 
 
 def test_ppo_trains_on_ns3_processes_and_is_evaluated_beside_xrc(tmp_path):
-    cfg = _compose(
-        [
-            f"run_dir={tmp_path}",
-            "backend=ns3",
-            "backend.n_envs=2",
-            "total_timesteps=256",
-            "agent.kwargs.n_steps=64",
-            "agent.kwargs.batch_size=32",
-            "agent.net_arch=[8]",
-            "scenario.sim_time_s=1",
-            "eval.freq=128",
-            "eval.seeds=[7]",
-            "checkpoint_freq=128",
-            "eval_seeds=[7]",
-            "eval_baselines=[xrc_policy]",
-        ]
-    )
+    cfg = _compose([f"run_dir={tmp_path}", "backend=ns3", "backend.n_envs=2", *BRIEF[1:]])
     out = train(cfg)
     assert int((tmp_path / "seed.txt").read_text()) == out["seed"]
     assert (tmp_path / "model.zip").is_file() and (tmp_path / "vecnormalize.pkl").is_file()
