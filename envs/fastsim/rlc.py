@@ -131,14 +131,27 @@ def _bottleneck_out(b, t, p, fc, fi, ue, ui, rlc, lost, bnp, bqs, bq):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def first_turn(t, n):
+    """The flow of ``n`` whose segments enter the RLC first in TTI ``t`` (``_enb_arrivals``).
+
+    Knuth's multiplicative hash of the TTI (bits 16-31 of ``t * 2654435761``), so that TTIs
+    ``p`` apart, for any period ``p``, still give every flow its turn.
+    """
+    return (((t * 2654435761) & 0xFFFFFFFF) >> 16) % n
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng):
     """Segments reaching the eNB at ``t`` enter the RLC buffers, flows interleaved.
 
-    The flow whose segment comes first takes turns by TTI (flow ``t % n``, then the next): at a
-    full buffer the first arrivals of a TTI find the room its transport blocks freed, and a fixed
-    order gave flow 0 that room in every TTI. ns-3 files a TTI's segments in the order they
-    reach the eNB, which belongs to no flow (two CUBIC flows on one UE, ``share2_cubic``, nine
-    seeds: flow 0 carried 47 % on ns-3, 58 % on the twin in flow order, 50 % with turns).
+    The flow whose segment comes first takes turns by TTI (flow ``h(t) % n``, then the next): at
+    a full buffer the first arrivals of a TTI find the room its transport blocks freed, and a
+    fixed order gave flow 0 that room in every TTI. ns-3 files a TTI's segments in the order
+    they reach the eNB, which belongs to no flow (two CUBIC flows on one UE, ``share2_cubic``,
+    nine seeds: flow 0 carried 47 % on ns-3, 58 % on the twin in flow order, 50 % with turns).
+    ``h`` is a multiplicative hash of the TTI (Knuth's, bits 16-31), not ``t`` itself: with the
+    periodic uplink the ACKs, and the segments they release, arrive every fourth TTI, where
+    ``t % 2`` never changes and the same flow of two came first in every contended TTI.
 
     With a wired bottleneck (``bottleneck``) they reach its buffer, and what its link sends in
     the tick enters the RLC buffers.
@@ -150,7 +163,7 @@ def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng
     wired = bnp[BN_MODE] != BN_NONE
     # New segments that left before the same TTI's fast retransmission (``send``), then the
     # retransmissions (they left the server before the rest of the TTI's new data).
-    f0 = t % nf
+    f0 = first_turn(t, nf)
     for g in range(nf):
         f = (f0 + g) % nf
         n_pre = dl[b, f, slot, 3]
