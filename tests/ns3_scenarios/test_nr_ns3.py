@@ -16,7 +16,7 @@ from baselines import make_policy
 from cellgym.fields import FLOW, UE
 from cellgym.metrics import compute_metrics
 from cellgym.paths import ns3_build_dir
-from cellgym.scenario import ScenarioSpec
+from cellgym.scenario import ScenarioSpec, load_scenario
 from envs.contract import OBS
 from evaluation.rollouts import run_native
 from tests.ns3_scenarios.nr_build import nr_missing
@@ -207,3 +207,21 @@ def test_diagnostic_traces_record_tbs_cqi_harq_and_blockage(tmp_path):
         [str(PROGRAM), "--cellType=nr", "--nrMacTrace=4"], capture_output=True, text=True
     )
     assert bad.returncode == 2 and "--nrMacTrace=4" in bad.stderr
+
+
+def test_an_uplink_lost_to_a_blockage_comes_back():
+    """A UE whose uplink TB fails its four HARQ transmissions in an FR2 blockage asks again.
+
+    ``calibration/nr_fr2_blockage_xrc`` seed 2: blocked 2.74-3.10 s; an uplink TB carrying XRC's
+    ACKs fails all four transmissions and 5G-LENA's UE MAC then sends no scheduling request for
+    the rest of the run (``model/nr/cellgym-nr-bsr-retx.h``): with 5G-LENA's own timer the cell
+    carried nothing from 2.9 s on (utilization 0.676 over 6 s, 0 Mbit/s in the last second); with
+    the UE's buffer status timer kept running the flow resumes after the blockage (0.878).
+    """
+    spec = load_scenario("calibration/nr_fr2_blockage_xrc", sim_time_s=4.5)
+    rec = run_native(spec, "xrc", seed=2, timeout_s=300)
+    ues, times = np.stack(rec.ues), np.asarray(rec.times)
+    late = times > 4.0
+    carried = ues[late, 0, UE["tx_mbps"]].mean()
+    capacity = ues[late, 0, UE["capacity_mbps"]].mean()
+    assert carried > 0.5 * capacity, (carried, capacity)

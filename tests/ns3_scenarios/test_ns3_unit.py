@@ -26,9 +26,10 @@ SUITES = [
     "xrc-bwp-manager",
     "agent-congestion-ops",
     "explicit-sender",
+    "nr-bsr-retx",
 ]
 #: Suites compiled only in a build with 5G-LENA.
-NR_SUITES = {"xrc-bwp-manager"}
+NR_SUITES = {"xrc-bwp-manager", "nr-bsr-retx"}
 
 
 @pytest.mark.parametrize("suite", SUITES)

@@ -5,6 +5,7 @@
 #include "cellgym-bs-tap-nr.h"
 #include "cellgym-nr-beamforming.h"
 #include "cellgym-nr-blockage.h"
+#include "cellgym-nr-bsr-retx.h"
 #include "cellgym-nr-trace-scheduler.h"
 #include "cellgym-radio-cell.h"
 #include "xrc-bwp-manager-gnb.h"
@@ -33,6 +34,8 @@ constexpr double kUeTxPowerDbm = 23.0;
 constexpr uint8_t kUlMcs = 10;
 /// Lowest FR2 carrier, GHz (TS 38.101-2): blockage applies from here up.
 constexpr double kFr2LowGhz = 24.25;
+/// The UEs' buffer status timer (cellgym-nr-bsr-retx.h): 5G-LENA's RLC UM's own 10 ms.
+constexpr int64_t kBsrRetxMs = 10;
 } // namespace
 
 namespace
@@ -204,7 +207,8 @@ AddNrBlockage(const RadioCellConfig& cfg, bool hasTrace, const BandwidthPartInfo
     return blockage;
 }
 
-/// The gNB's and UEs' devices, XRC's BWP manager, the random streams.
+/// The gNB's and UEs' devices, XRC's BWP manager, the UEs' buffer status timers, the random
+/// streams.
 void
 InstallNrDevices(RadioCell& cell,
                  Ptr<NrHelper> nr,
@@ -215,6 +219,10 @@ InstallNrDevices(RadioCell& cell,
     // Our BWP manager hands the base-station tap the RLC's reports (before any UE attaches).
     XrcBwpManagerGnb::Replace(DynamicCast<NrGnbNetDevice>(cell.bsDevs.Get(0)));
     cell.ueDevs = nr->InstallUeDevice(cell.ueNodes, allBwps);
+    for (uint32_t u = 0; u < cell.ueDevs.GetN(); ++u)
+    {
+        CellGymNrBsrRetx::Install(cell.ueDevs.Get(u), MilliSeconds(kBsrRetxMs));
+    }
     cell.stream = 1;
     cell.stream += nr->AssignStreams(cell.bsDevs, cell.stream);
     cell.stream += nr->AssignStreams(cell.ueDevs, cell.stream);
