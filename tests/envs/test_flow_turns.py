@@ -40,7 +40,6 @@ def test_two_equal_flows_on_one_ue_share_a_full_buffer_evenly():
     assert abs(share - 0.5) <= 0.05, share
 
 
-
 def test_turns_do_not_alias_with_a_periodic_arrival():
     # ``t % n`` as the turn gave flow 0 every turn at a period of 4 TTIs (the periodic uplink)
     # with two flows: share2_cubic's flows 17.5 / 15.7 Mbit/s there, 15.5 / 17.6 with the hash
