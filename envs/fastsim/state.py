@@ -177,7 +177,8 @@ X_W_DONE_MS = 86  # when its last segment reached the receiver, ms (-1: not yet)
 X_PB_RATE = 87  # the UE's rate estimate the latest ACK carried, payload bytes per ms (0: none)
 X_PB_MODE = 88  # 0: paced at the estimate; 1: BBR-like fallback (an Internet bottleneck)
 X_PB_SINCE = 89  # the delay has been unexplained since this ms + 1 (0: it is explained)
-X_LEN = 90
+X_B_PRTT_ROUND = 90  # BBR: a round started since ProbeRTT's 200 ms began (ns-3 ``m_probeRttRoundDone``)
+X_LEN = 91
 BBR_FILTER = 10  # rounds in BBR's max-bandwidth filter
 BBR_SEND_RING = 1024  # ms of send-time records (``bw`` after the filter: 4 values per ms)
 

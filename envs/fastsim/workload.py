@@ -42,6 +42,7 @@ from envs.fastsim.state import (
     I_START_MS,
     I_UNA,
     X_B_CONSERVE,
+    X_B_PRTT_ROUND,
     X_B_FILLED,
     X_BUDGET,
     X_C_CNT,
@@ -68,7 +69,7 @@ IDLE_START_MS = 1 << 60
 FRESH_X = np.array(
     [X_CWND, X_SSTHRESH, X_SRTT, X_RTTVAR, X_MIN_RTT, X_PACING, X_TOKENS]
     + list(range(X_C_CNT, X_B_FILLED + 1))
-    + [X_B_CONSERVE, X_PRR_DELIV, X_PRR_OUT, X_PRR_RFS]
+    + [X_B_CONSERVE, X_PRR_DELIV, X_PRR_OUT, X_PRR_RFS, X_B_PRTT_ROUND]
 )
 #: The integer state a new flow puts back: congestion state, RTO timer, duplicate ACK count.
 FRESH_I = np.array([I_CSTATE, I_RTO_MS, I_RTO_AT_MS, I_DUPACK_CNT, I_RTO_HELD])

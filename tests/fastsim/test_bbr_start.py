@@ -64,3 +64,27 @@ def test_the_window_grows_by_the_initial_window_before_any_target():
     # the bandwidth estimate's target alone would hold it at the initial window.
     assert cwnd_at_iw >= 1.5 * iw
     session.close()
+
+
+def test_an_expired_min_rtt_enters_probe_rtt_as_ns3_does():
+    """A min RTT 10 s old sends BBR into ProbeRTT (ns-3 ``UpdateRTprop`` then ``CheckProbeRTT``).
+
+    ns-3 decides the filter's expiry before the ACK's sample refreshes it, and enters ProbeRTT
+    on that decision. The fast model refreshed the stamp first and then asked whether it was
+    stale, so it never probed: on ``calibration/fluctuating_bbr`` ns-3 holds 4 segments from
+    10.76-10.84 s on six of nine seeds (seed 4: 10.76 s; its last RTT at the minimum came at
+    0.8 s), the fast model did not, and its min RTT jumped from 38 to 61 ms at 10.83 s instead.
+    """
+    spec = with_native_agent(
+        load_scenario("calibration/fluctuating_bbr").replace(sim_time_s=11.5), "bbr"
+    )
+    session = FastSession(spec, 4)
+    raw = session.start()
+    fx = session.cell.state.fx
+    probing = []
+    while not raw.done:
+        raw = session.step(np.zeros((0, 2)))
+        if 10.0 <= raw.t and fx[0, 0, X_CWND] <= 4 * SEGMENT_BYTES:
+            probing.append(raw.t)
+    assert probing and 10.7 <= probing[0] <= 11.0, probing[:3]
+    assert fx[0, 0, X_B_MINRTT] < 45.0  # the probe found the empty queue's RTT again

@@ -63,6 +63,7 @@ from envs.fastsim.state import (
     X_B_PRIOR_CWND,
     X_B_PRIOR_INFL,
     X_B_PRTT_DONE,
+    X_B_PRTT_ROUND,
     X_B_PVALID,
     X_B_ROUNDEND,
     X_B_ROUNDS,
@@ -162,11 +163,12 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg, mar
     ``marked``: with ``ns3``, ns-3's ``rs.m_bytesLoss`` of the ACK in segments (|lost now -
     lost before|); otherwise the segments marked lost and not retransmitted now.
     """
-    # Min RTT filter (10 s).
-    if rtt > 0 and (rtt <= fx[b, f, X_B_MINRTT] or t - fx[b, f, X_B_MINSTAMP] > 10000.0):
-        if rtt < fx[b, f, X_B_MINRTT] or fx[b, f, X_B_MODE] != BBR_PROBE_RTT:
-            fx[b, f, X_B_MINRTT] = rtt
-            fx[b, f, X_B_MINSTAMP] = t
+    # Min RTT filter (10 s; ns-3 ``UpdateRTprop``): whether it expired is decided before this
+    # ACK's sample refreshes it, and that decision enters ProbeRTT below (``CheckProbeRTT``).
+    expired = fx[b, f, X_B_MINSTAMP] > 0 and t - fx[b, f, X_B_MINSTAMP] > 10000.0
+    if rtt > 0 and (rtt <= fx[b, f, X_B_MINRTT] or expired):
+        fx[b, f, X_B_MINRTT] = rtt
+        fx[b, f, X_B_MINSTAMP] = t
     losses = marked if ns3 else marked - fx[b, f, X_B_MARKED]
     btlbw = fx[b, f, X_B_BTLBW]
     min_rtt = fx[b, f, X_B_MINRTT] if fx[b, f, X_B_MINRTT] < NO_RTT else 40.0
@@ -198,15 +200,30 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg, mar
         # draining phase first.
         fx[b, f, X_B_CYCLE] = float((8 - int(_rand(rng, b) * 6)) % 8)
         fx[b, f, X_B_CYCLESTAMP] = t
-    stale = t - fx[b, f, X_B_MINSTAMP] > 10000.0 and fx[b, f, X_B_MINSTAMP] > 0
-    if mode != BBR_PROBE_RTT and stale:
+    # ProbeRTT (ns-3 ``CheckProbeRTT``, ``HandleProbeRTT``): on an expired min RTT the window
+    # falls to 4 segments; once in flight is down to them, 200 ms and a round start later the
+    # min RTT is stamped, the window restored and ProbeBW entered again (a new random phase).
+    if mode != BBR_PROBE_RTT and expired:
         mode = BBR_PROBE_RTT
         fx[b, f, X_B_PRIOR_CWND] = fx[b, f, X_CWND]
-        fx[b, f, X_B_PRTT_DONE] = t + 200.0
-    if mode == BBR_PROBE_RTT and t >= fx[b, f, X_B_PRTT_DONE]:
-        fx[b, f, X_B_MINSTAMP] = t
-        mode = BBR_PROBE_BW if fx[b, f, X_B_FILLED] > 0 else BBR_STARTUP
-        fx[b, f, X_CWND] = max(fx[b, f, X_CWND], fx[b, f, X_B_PRIOR_CWND])
+        fx[b, f, X_B_PRTT_DONE] = 0.0
+    if mode == BBR_PROBE_RTT:
+        if fx[b, f, X_B_PRTT_DONE] == 0 and pipe_bytes <= 4 * seg:
+            fx[b, f, X_B_PRTT_DONE] = t + 200.0
+            fx[b, f, X_B_PRTT_ROUND] = 0.0
+            fx[b, f, X_B_ROUNDEND] = fx[b, f, X_B_DELIV]
+        elif fx[b, f, X_B_PRTT_DONE] > 0:
+            if fx[b, f, X_B_ROUNDSTART] == t:
+                fx[b, f, X_B_PRTT_ROUND] = 1.0
+            if fx[b, f, X_B_PRTT_ROUND] > 0 and t > fx[b, f, X_B_PRTT_DONE]:
+                fx[b, f, X_B_MINSTAMP] = t
+                fx[b, f, X_CWND] = max(fx[b, f, X_CWND], fx[b, f, X_B_PRIOR_CWND])
+                if fx[b, f, X_B_FILLED] > 0:
+                    mode = BBR_PROBE_BW
+                    fx[b, f, X_B_CYCLE] = float((8 - int(_rand(rng, b) * 6)) % 8)
+                    fx[b, f, X_B_CYCLESTAMP] = t
+                else:
+                    mode = BBR_STARTUP
     fx[b, f, X_B_MODE] = mode
     if mode == BBR_STARTUP:
         pacing_gain = BBR_HIGH_GAIN
