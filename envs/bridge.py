@@ -38,7 +38,7 @@ import weakref
 from collections.abc import Iterator, Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import gymnasium as gym
 import numpy as np
@@ -205,6 +205,8 @@ class _Spawner:
                 reply.put(subprocess.Popen(**kwargs))
             except BaseException as exc:  # handed to the caller, raised there
                 reply.put(exc)
+            # Hold nothing between jobs: the caller's files (its stderr) are its own to close.
+            del kwargs, reply
 
 
 # -- who is at the other end of a loopback connection ----------------------------------------------
@@ -301,10 +303,11 @@ def peer_owned_by(conn: socket.socket, pid: int) -> bool:
     return False
 
 
-def _cleanup(proc: subprocess.Popen[bytes] | None, sock: ZmtpRep) -> None:
+def _cleanup(proc: subprocess.Popen[bytes] | None, sock: ZmtpRep, stderr: IO[bytes]) -> None:
     if proc is not None:
         reap(proc)
     sock.close()
+    stderr.close()  # a bridge dropped unclosed leaves no open file behind
 
 
 class Ns3Bridge:
@@ -355,7 +358,7 @@ class Ns3Bridge:
         self.observation_space: gym.Space | None = None
         self.action_space: gym.Space | None = None
         self.pid: int | None = None
-        self._finalizer = weakref.finalize(self, _cleanup, None, self._sock)
+        self._finalizer = weakref.finalize(self, _cleanup, None, self._sock, self._stderr)
 
     @property
     def command(self) -> list[str]:
@@ -383,7 +386,7 @@ class Ns3Bridge:
         # (A partial on the pid, not a bound method: the socket must not keep ``self`` alive.)
         self._sock.accept_peer = partial(peer_owned_by, pid=self._proc.pid)
         self._finalizer.detach()
-        self._finalizer = weakref.finalize(self, _cleanup, self._proc, self._sock)
+        self._finalizer = weakref.finalize(self, _cleanup, self._proc, self._sock, self._stderr)
 
         init = pb.SimInitMsg()
         init.ParseFromString(self._recv())
@@ -446,7 +449,6 @@ class Ns3Bridge:
             except (ZmtpError, subprocess.TimeoutExpired):
                 pass
         self._finalizer()
-        self._stderr.close()
 
     def __enter__(self) -> Ns3Bridge:
         return self

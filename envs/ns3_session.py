@@ -71,6 +71,8 @@ class Ns3Session:
         # Without agent flows every action is empty: answer each step before decoding it, so the
         # simulator runs on while Python stores the observation.
         ahead = np.zeros(0) if self._n_agents == 0 and self.reply_ahead else None
+        if self._bridge is not None:  # a restart: the last episode's simulator goes first
+            self._bridge.close()
         self._bridge = Ns3Bridge(
             self.program, self.args, timeout_s=self.timeout_s, reply_ahead=ahead
         )

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import textwrap
 import time
+import warnings
 
 import gymnasium as gym
 import numpy as np
@@ -240,9 +241,13 @@ def test_close_mid_episode_and_gc_leave_no_process():
     b = Ns3Bridge(ECHO, ["--steps=1000"], timeout_s=10)
     b.start()
     pid = b.pid
-    del b
-    gc.collect()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        del b
+        gc.collect()
     assert not _alive(pid)
+    # Nor an open file: its stderr's file closes with it, not in whichever test collects it.
+    assert [str(w.message) for w in caught if w.category is ResourceWarning] == []
 
 
 @needs_echo
