@@ -157,6 +157,17 @@ def _bbr_sample(b, f, t, p, fc, fx, bw, rcv):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _bbr_enter_probe_bw(fx, rng, b, f, t):
+    """Enter ProbeBW at a random phase, as ns-3's ``EnterProbeBW`` (after Drain, or ProbeRTT).
+
+    The index is 7 - int(U[0, 6)), then one advance: a phase of 3-7 or 0, never the draining
+    phase first.
+    """
+    fx[b, f, X_B_CYCLE] = float((8 - int(_rand(rng, b) * 6)) % 8)
+    fx[b, f, X_B_CYCLESTAMP] = t
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg, marked, ns3, iw_bytes):
     """A BBR (v1) model: windowed max bandwidth per round, min RTT, gain cycling, ProbeRTT.
 
@@ -196,10 +207,7 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg, mar
             fx[b, f, X_B_CYCLESTAMP] = t
     if mode == BBR_DRAIN and pipe_bytes <= bdp + 3 * seg:
         mode = BBR_PROBE_BW
-        # ``EnterProbeBW``: index 7 - int(U[0, 6)), then one advance: 3-7 or 0, never the
-        # draining phase first.
-        fx[b, f, X_B_CYCLE] = float((8 - int(_rand(rng, b) * 6)) % 8)
-        fx[b, f, X_B_CYCLESTAMP] = t
+        _bbr_enter_probe_bw(fx, rng, b, f, t)
     # ProbeRTT (ns-3 ``CheckProbeRTT``, ``HandleProbeRTT``): on an expired min RTT the window
     # falls to 4 segments; once in flight is down to them, 200 ms and a round start later the
     # min RTT is stamped, the window restored and ProbeBW entered again (a new random phase).
@@ -220,8 +228,7 @@ def _bbr_on_ack(fx, fi, bw, rng, b, f, acked_bytes, rtt, pipe_bytes, t, seg, mar
                 fx[b, f, X_CWND] = max(fx[b, f, X_CWND], fx[b, f, X_B_PRIOR_CWND])
                 if fx[b, f, X_B_FILLED] > 0:
                     mode = BBR_PROBE_BW
-                    fx[b, f, X_B_CYCLE] = float((8 - int(_rand(rng, b) * 6)) % 8)
-                    fx[b, f, X_B_CYCLESTAMP] = t
+                    _bbr_enter_probe_bw(fx, rng, b, f, t)
                 else:
                     mode = BBR_STARTUP
     fx[b, f, X_B_MODE] = mode
