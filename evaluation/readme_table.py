@@ -19,9 +19,8 @@ Provenance: the run's ``provenance.json`` (``workflows.train``: the commit and t
 the main job's inputs when training began) goes with the table into ``docs/main-job/numbers.json``
 and a line under it, with the command that remakes it; a run made from other code than the
 tree's (an input changed since) is refused, since the table would name code that did not make
-it. The table's behaviour fingerprint (its study: ``behaviour_studies._main_job``) is recorded
-with it; ``evaluation.experiments.reports`` lists the table as stale once the code's behaviour
-moves, and ``tests/evaluation/test_provenance.py`` fails.
+it. ``evaluation.experiments.reports`` lists the table as stale once the code's behaviour moves
+(its study: ``behaviour_studies._main_job``), and ``tests/evaluation/test_provenance.py`` fails.
 """
 
 from __future__ import annotations
@@ -281,21 +280,7 @@ def main(argv: list[str] | None = None) -> int:
     args.numbers.parent.mkdir(parents=True, exist_ok=True)
     args.numbers.write_text(numbers(summary, aggregate, prov))
     print(f"readme_table: {args.readme} and {args.numbers} rewritten from {args.run}")
-    if args.numbers.resolve() == NUMBERS.resolve():
-        _fingerprint()
     return 0
-
-
-def _fingerprint() -> None:
-    """Record the committed table's behaviour fingerprint (its probes: about half a minute).
-
-    Without it, the table would be stale at the first change to any of its inputs, even one
-    that leaves the main job's behaviour alone (``evaluation.experiments.reports``).
-    """
-    from evaluation.experiments.reports import by_name
-
-    fp = by_name("docs/main-job").stamp(jobs=2)
-    print(f"readme_table: behaviour {fp['digest'][:16]} recorded ({len(fp['probes'])} probes)")
 
 
 if __name__ == "__main__":
