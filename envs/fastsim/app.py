@@ -3,7 +3,8 @@
 ``bulk`` keeps the socket backlogged, ``video`` adds ``video_rate_mbps`` every 10 ms tick of its
 ON periods, ``short`` hands over ``size_bytes`` once (its completion time is taken at the
 receiver), ``pareto`` hands over each flow's size the workload gives its slot (``workload``).
-The application keeps about two windows plus a chunk queued in the socket.
+The application keeps about two windows plus a chunk queued in the socket, at most its send
+buffer.
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from envs.fastsim.params import (
     FC_VIDEO_PERIOD_MS,
     FC_VIDEO_RATE_BPMS,
     P_APP_CHUNK_BYTES,
+    P_RWND_SEGS,
     P_VIDEO_TICK_MS,
 )
 from envs.fastsim.state import I_HANDED, I_UNA, X_BUDGET, X_O_SENT
@@ -48,7 +50,11 @@ def _application(b, f, t, p, fc, fi, fx, cwnd, start, seg):
 def _would_hand(b, f, p, fc, fi, fx, cwnd, seg):
     """Segments ``_application`` would hand to the socket now (without handing them)."""
     traffic = int(fc[f, FC_TRAFFIC])
-    limit = fi[b, f, I_UNA] + int(math.ceil((2.0 * cwnd + p[P_APP_CHUNK_BYTES]) / seg))
+    # At most about two windows plus a chunk beyond the cumulative ACK, and never more than the
+    # send buffer holds (``SndBufSize``, the size of the receive window): a window that jumps
+    # to an unset ssthresh (BBR leaving a recovery in startup) still finds the socket full.
+    ahead = int(math.ceil((2.0 * cwnd + p[P_APP_CHUNK_BYTES]) / seg))
+    limit = fi[b, f, I_UNA] + min(ahead, int(p[P_RWND_SEGS]))
     room = limit - fi[b, f, I_HANDED]
     if room <= 0:
         return 0

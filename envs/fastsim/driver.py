@@ -246,7 +246,7 @@ def step_cell(
         if bnp[BN_UDP_N] > 0:
             # ON/OFF UDP cross traffic joins the bottleneck.
             _udp_tick(b, t, p, bnp, bqs, bq, rng, dr)
-        _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng)
+        _enb_arrivals(b, t, p, fc, fi, fx, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng)
         _agent_slot(b, t, slot, p, fc, fi, ue, capr, tbs, trc)
         _agent_hol(b, slot, p, ue, ui, rlc)
         pbe = p[P_PBE + PB_ON] > 0  # PBE-CC's UE monitor decodes the slots' allocations

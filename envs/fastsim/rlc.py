@@ -59,6 +59,7 @@ from envs.fastsim.state import (
     UI_HELD,
     UI_RLC_HEAD,
     UI_RLC_LEN,
+    X_PACING,
 )
 
 
@@ -131,6 +132,23 @@ def _bottleneck_out(b, t, p, fc, fi, ue, ui, rlc, lost, bnp, bqs, bq):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
+def _rtx_arrive(b, f, t, p, fc, fi, ue, ui, rlc, rtx, lost, wired, bnp, bqs, bq, rng):
+    """Flow ``f``'s retransmissions due by ``t`` reach the eNB (or the wired bottleneck)."""
+    k = rtx.shape[2]
+    u = int(fc[f, FC_UE])
+    while fi[b, f, I_RTX_LEN] > 0:
+        h = fi[b, f, I_RTX_HEAD]
+        if rtx[b, f, h, 1] > t:
+            break
+        _arrive(
+            b, u, f, rtx[b, f, h, 0], rtx[b, f, h, 2], True, t, p, ue, ui, rlc, fi, lost, wired,
+            bnp, bqs, bq, rng,
+        )  # fmt: skip
+        fi[b, f, I_RTX_HEAD] = (h + 1) & (k - 1)
+        fi[b, f, I_RTX_LEN] -= 1
+
+
+@njit(cache=True, inline="always", error_model="numpy", _nrt=False)
 def first_turn(t, n):
     """The flow of ``n`` whose segments enter the RLC first in TTI ``t`` (``_enb_arrivals``).
 
@@ -141,7 +159,7 @@ def first_turn(t, n):
 
 
 @njit(cache=True, inline="always", error_model="numpy", _nrt=False)
-def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng):
+def _enb_arrivals(b, t, p, fc, fi, fx, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng):
     """Segments reaching the eNB at ``t`` enter the RLC buffers, flows interleaved.
 
     The flow whose segment comes first takes turns by TTI (flow ``h(t) % n``, then the next): at
@@ -158,11 +176,14 @@ def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng
     """
     nf = fi.shape[1]
     ring = dl.shape[2]
-    k = rtx.shape[2]
     slot = t & (ring - 1)
     wired = bnp[BN_MODE] != BN_NONE
     # New segments that left before the same TTI's fast retransmission (``send``), then the
-    # retransmissions (they left the server before the rest of the TTI's new data).
+    # retransmissions of unpaced flows (they left the server before the rest of the TTI's new
+    # data), the rest of the new data, and last the retransmissions of paced flows: a paced
+    # sender's new segments of the TTI left at their pacing instants, its retransmission only
+    # at the instant of the ACK that triggered it, late in the TTI (ns-3's ``TcpSocketBase``
+    # retransmits on the ACK, without pacing).
     f0 = first_turn(t, nf)
     for g in range(nf):
         f = (f0 + g) % nf
@@ -179,17 +200,8 @@ def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng
         dl[b, f, slot, 0] = min(a0 + n_pre, dl[b, f, slot, 1])
     for g in range(nf):
         f = (f0 + g) % nf
-        u = int(fc[f, FC_UE])
-        while fi[b, f, I_RTX_LEN] > 0:
-            h = fi[b, f, I_RTX_HEAD]
-            if rtx[b, f, h, 1] > t:
-                break
-            _arrive(
-                b, u, f, rtx[b, f, h, 0], rtx[b, f, h, 2], True, t, p, ue, ui, rlc, fi, lost, wired,
-                bnp, bqs, bq, rng,
-            )  # fmt: skip
-            fi[b, f, I_RTX_HEAD] = (h + 1) & (k - 1)
-            fi[b, f, I_RTX_LEN] -= 1
+        if fx[b, f, X_PACING] <= 0.0:
+            _rtx_arrive(b, f, t, p, fc, fi, ue, ui, rlc, rtx, lost, wired, bnp, bqs, bq, rng)
     more = True
     i = 0
     while more:
@@ -205,6 +217,10 @@ def _enb_arrivals(b, t, p, fc, fi, ue, ui, rlc, dl, rtx, lost, bnp, bqs, bq, rng
                     bqs, bq, rng,
                 )  # fmt: skip
         i += 1
+    for g in range(nf):
+        f = (f0 + g) % nf
+        if fx[b, f, X_PACING] > 0.0:
+            _rtx_arrive(b, f, t, p, fc, fi, ue, ui, rlc, rtx, lost, wired, bnp, bqs, bq, rng)
     for f in range(nf):
         dl[b, f, slot, 0] = 0
         dl[b, f, slot, 1] = 0

@@ -19,7 +19,16 @@ import numpy as np
 from cellgym.fields import SEGMENT_BYTES
 from cellgym.scenario import load_scenario
 from envs.fastsim.session import FastSession
-from envs.fastsim.state import I_DATA_MS, I_START_MS, X_B_DELIV, X_B_MINRTT, X_B_MINSTAMP, X_CWND
+from envs.fastsim.state import (
+    I_DATA_MS,
+    I_HANDED,
+    I_START_MS,
+    I_UNA,
+    X_B_DELIV,
+    X_B_MINRTT,
+    X_B_MINSTAMP,
+    X_CWND,
+)
 from evaluation.rollouts import with_native_agent
 
 
@@ -88,3 +97,25 @@ def test_an_expired_min_rtt_enters_probe_rtt_as_ns3_does():
             probing.append(raw.t)
     assert probing and 10.7 <= probing[0] <= 11.0, probing[:3]
     assert fx[0, 0, X_B_MINRTT] < 45.0  # the probe found the empty queue's RTT again
+
+
+def test_the_application_never_queues_more_than_the_send_buffer():
+    """BBR leaving a recovery in startup takes ssthresh, still unset (4e9 bytes), as its window.
+
+    ns-3's application then writes what the 4 MiB send buffer takes; the fast one handed about
+    5.5 million segments at that instant (seed 6, 0.625 s) and was never application-limited
+    again, so a recovery stalled on a lost retransmission went on sending new data until its
+    timeout.
+    """
+    session = _session("calibration/fluctuating_bbr", 1.5, 6)
+    raw = session.start()
+    fi = session.cell.state.fi
+    bound = session.params.rcv_buf_bytes // SEGMENT_BYTES
+    ahead = 0
+    while not raw.done:
+        raw = session.step(np.zeros((0, 2)))
+        ahead = max(ahead, int(fi[0, 0, I_HANDED] - fi[0, 0, I_UNA]))
+        assert ahead <= bound, f"{ahead} segments queued beyond the ACK at {raw.t:.3f} s"
+    # The bound is reached: the window did jump past what the buffer holds.
+    assert ahead == bound
+    session.close()
