@@ -12,10 +12,11 @@ and writes between the README's ``benchmark-top`` markers:
 - the top ``TOP`` rows of the leaderboard's ranking (``evaluation.benchmark.render.ranking``: the
   default variant's IQM, best first, the computed optimum among them, so the ranks are those of
   ``leaderboard.md``), then the main job's policy's row when it ranks lower: rank, controller
-  (a readable name and the leaderboard's label; a checkpoint under ``runs/main/`` is "the main
-  job's policy"), the IQM of the normalised score with its 95 % stratified bootstrap interval, the
-  mean, and with ``--fast`` the same controller's IQM on the fast backend's leaderboard (``–``
-  where that leaderboard does not rank it: ns-3's TCPs the fast model lacks);
+  (a readable name and the leaderboard's label; a checkpoint under ``runs/main/``, or the main
+  job's committed policy ``docs/main-job/policy``, is "the main job's policy"), the IQM of the
+  normalised score with its 95 % stratified bootstrap interval, the mean, and with ``--fast``
+  the same controller's IQM on the fast backend's leaderboard (``–`` where that leaderboard does
+  not rank it: ns-3's TCPs the fast model lacks);
 - a line naming the files read, each one's commit and the command that made it (its provenance),
   and this command.
 
@@ -46,6 +47,8 @@ TOP = 8
 COMMAND = "python -m evaluation.readme_benchmark"
 #: Where the main job's runs are (``configs/experiment/default.yaml``: ``hydra.run.dir``).
 MAIN_RUNS = "runs/main/"
+#: Where ``evaluation.readme_table`` commits the main job's policy.
+MAIN_POLICY = "docs/main-job/policy"
 #: Readable names of the registry's controllers (``cellgym.controllers``) and the optimum.
 TITLES: dict[str, str] = {
     "cubic": "CUBIC",
@@ -144,6 +147,8 @@ def checkpoints(numbers: Mapping[str, Any]) -> dict[str, str]:
 def is_main(text: str) -> bool:
     """Whether a checkpoint argument (``[<algo>:]<path>``) is a run of the main job."""
     path = text.split(":", 1)[1] if re.match(r"^[A-Za-z_]+:", text) else text
+    if re.search(rf"(^|/){re.escape(MAIN_POLICY)}/?$", path):
+        return True
     return re.search(rf"(^|/){re.escape(MAIN_RUNS)}", path) is not None
 
 

@@ -21,14 +21,22 @@ and a line under it, with the command that remakes it; a run made from other cod
 tree's (an input changed since) is refused, since the table would name code that did not make
 it. ``evaluation.experiments.reports`` lists the table as stale once the code's behaviour moves
 (its study: ``behaviour_studies._main_job``), and ``tests/evaluation/test_provenance.py`` fails.
+
+The run's trained policy goes with them into ``docs/main-job/policy/`` (``model.zip``, its
+``vecnormalize.pkl`` and the run's ``.hydra/config.yaml``: a run directory that
+``evaluation.resolve`` loads), its files' digests into ``numbers.json``; so the leaderboards and the
+transfer report name the main job's policy by a path every clone has (``runs/`` is not committed),
+and ``tests/evaluation/test_readme_table.py`` checks that the committed policy is the one recorded.
 """
 
 from __future__ import annotations
 
 import argparse
+import hashlib
 import json
 import math
 import re
+import shutil
 import sys
 from pathlib import Path
 from typing import Any
@@ -46,6 +54,10 @@ TIMING_END = "<!-- main-job-timing:end -->"
 #: Where the table's numbers and provenance are committed (a report of
 #: ``evaluation.experiments.reports``).
 NUMBERS = REPO_ROOT / "docs" / "main-job" / "numbers.json"
+#: The run's files that make its policy loadable elsewhere, copied into ``POLICY``.
+POLICY_FILES: tuple[str, ...] = ("model.zip", "vecnormalize.pkl", ".hydra/config.yaml")
+#: Where the main job's trained policy is committed (a run directory for ``evaluation.resolve``).
+POLICY = NUMBERS.parent / "policy"
 #: A training run's provenance file (``record_run``).
 RUN_PROVENANCE = "provenance.json"
 #: Column titles of the registry's controllers; a trained policy is named by its algorithm.
@@ -228,14 +240,37 @@ def block(run: Path, table: str, prov: dict[str, Any] | None = None) -> str:
     return f"{BEGIN}\n{table}\n\n{source}\n{END}"
 
 
-def numbers(summary: pd.DataFrame, aggregate: pd.DataFrame, prov: dict[str, Any]) -> str:
-    """``docs/main-job/numbers.json``: the table's numbers and the run's provenance."""
+def numbers(
+    summary: pd.DataFrame,
+    aggregate: pd.DataFrame,
+    prov: dict[str, Any],
+    policy: dict[str, str] | None = None,
+) -> str:
+    """``docs/main-job/numbers.json``: the table's numbers, the run's provenance, its policy."""
     data = {
         "provenance": prov,
         "summary": json.loads(summary.to_json(orient="records")),
         "aggregate": json.loads(aggregate.to_json(orient="records")),
     }
+    if policy is not None:
+        data["policy"] = policy
     return json.dumps(data, indent=1) + "\n"
+
+
+def policy_digests(folder: Path) -> dict[str, str]:
+    """SHA-256 of each of ``POLICY_FILES`` in ``folder`` (a run, or the committed policy)."""
+    return {name: hashlib.sha256((folder / name).read_bytes()).hexdigest() for name in POLICY_FILES}
+
+
+def copy_policy(run: Path, folder: Path = POLICY) -> dict[str, str]:
+    """Copy the run's ``POLICY_FILES`` into ``folder`` (emptied first); their digests by name."""
+    if folder.exists():
+        shutil.rmtree(folder)
+    for name in POLICY_FILES:
+        target = folder / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        shutil.copyfile(run / name, target)
+    return policy_digests(folder)
 
 
 def rewrite(readme: str, new_block: str, begin: str = BEGIN, end_marker: str = END) -> str:
@@ -256,8 +291,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
     folder = args.run / "evaluation"
     missing = [p for p in ("summary.csv", "aggregate.csv") if not (folder / p).is_file()]
+    missing += [p for p in POLICY_FILES if not (args.run / p).is_file()]
     if missing:
-        print(f"readme_table: {folder} has no {', '.join(missing)}", file=sys.stderr)
+        print(f"readme_table: {args.run} has no {', '.join(missing)}", file=sys.stderr)
         return 2
     try:
         prov = table_provenance(args.run)
@@ -278,8 +314,9 @@ def main(argv: list[str] | None = None) -> int:
         text = rewrite(text, timing_block, TIMING_BEGIN, TIMING_END)
     args.readme.write_text(text)
     args.numbers.parent.mkdir(parents=True, exist_ok=True)
-    args.numbers.write_text(numbers(summary, aggregate, prov))
-    print(f"readme_table: {args.readme} and {args.numbers} rewritten from {args.run}")
+    policy = copy_policy(args.run, args.numbers.parent / POLICY.name)
+    args.numbers.write_text(numbers(summary, aggregate, prov, policy))
+    print(f"readme_table: {args.readme}, {args.numbers} and the policy rewritten from {args.run}")
     return 0
 
 

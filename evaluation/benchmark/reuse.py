@@ -19,7 +19,15 @@ publish command then runs only the rest:
   time it was published with, and its record names the commit it comes from (``reused_from``);
 - a trained checkpoint's runs are never taken over: it enters the plan by its argument only (its
   files are machine-local, and the published leaderboard does not record their digest), so
-  another checkpoint at the same path would look the same.
+  another checkpoint at the same path would look the same. So a checkpoint added to (or taken
+  from) ``--controllers`` reruns only its own runs: the others are taken over as above, judged by
+  the fingerprint of the command as it was published.
+
+    python -m evaluation.benchmark.reuse docs/benchmark/ns3 -- publish --suite v1 --backend ns3 \
+        --jobs 2 --controllers docs/main-job/policy --out docs/benchmark/ns3 --no-progress
+
+takes the published runs over for that command (into the run cache), which then runs only the
+checkpoint's.
 
 What this shares with the fingerprint's own blind spot: a change that shows only in a combination
 of controller and task that no probe runs is not seen (``behaviour``'s module docstring). The
@@ -167,7 +175,8 @@ def take_over(args: Sequence[str], folder: Path, cache: RunCache, jobs: int = 1)
     numbers = published(folder)
     if numbers is None:
         return {"reused": 0, "why_none": f"no leaderboard published in {folder}"}
-    if list(numbers["provenance"].get("args", [])) != list(args):
+    recorded_args = list(numbers["provenance"].get("args", []))
+    if _without_checkpoints(recorded_args) != _without_checkpoints(args):
         return {"reused": 0, "why_none": "the published leaderboard was made with other arguments"}
     a = cli._parser().parse_args(list(args))
     suite = load_suite(a.suite)
@@ -181,8 +190,32 @@ def take_over(args: Sequence[str], folder: Path, cache: RunCache, jobs: int = 1)
     todo = plan(suite, a.split, a.backend, entrants)
     if all(cache.get(j.backend, j.key) is not None for j in todo):
         return {"reused": 0, "why_none": "every run is cached"}
-    now = behaviour.fingerprint("evaluation.benchmark", args, jobs)
+    # Today's fingerprint of the command as published: a checkpoint added or taken away changes
+    # only its own runs, which are never taken over, and the others' cache keys do not name it.
+    now = behaviour.fingerprint("evaluation.benchmark", recorded_args, jobs)
     return seed_cache(numbers, now, todo, cache)
+
+
+def _without_checkpoints(args: Sequence[str]) -> list[str]:
+    """``args`` with the trained checkpoints taken out of ``--controllers``.
+
+    Two publish commands that differ only there plan the same runs for every other controller.
+    """
+    from evaluation.benchmark import cli, publish
+
+    out: list[str] = []
+    items = list(args)
+    i = 0
+    while i < len(items):
+        if items[i] == "--controllers" and i + 1 < len(items):
+            kept = [c for c in cli._controllers([items[i + 1]]) if not publish.is_checkpoint(c)]
+            if kept:
+                out += ["--controllers", ",".join(kept)]
+            i += 2
+            continue
+        out.append(items[i])
+        i += 1
+    return out
 
 
 def describe(account: Mapping[str, Any]) -> str:
@@ -194,3 +227,29 @@ def describe(account: Mapping[str, Any]) -> str:
         f"probes moved for controllers {account.get('moved_controllers', [])} and tasks "
         f"{account.get('moved_tasks', [])}"
     )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """``python -m evaluation.benchmark.reuse FOLDER -- publish ...``: take the runs over."""
+    import argparse
+    import sys
+
+    ap = argparse.ArgumentParser(
+        prog="python -m evaluation.benchmark.reuse",
+        description="Write a published leaderboard's unchanged runs into the run cache for a "
+        "publish command (its arguments after --).",
+    )
+    ap.add_argument("folder", type=Path, help="the published leaderboard (its numbers.json)")
+    ap.add_argument("--jobs", type=int, default=2, help="probe runs at a time")
+    items = list(sys.argv[1:] if argv is None else argv)
+    cut = items.index("--") if "--" in items else len(items)
+    a = ap.parse_args(items[:cut])
+    args = items[cut + 1 :]
+    if args[:1] != ["publish"]:
+        ap.error("give the publish command's arguments after --, starting with publish")
+    print(describe(take_over(args, a.folder, RunCache(), a.jobs)))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -192,6 +192,21 @@ def test_a_republish_takes_over_the_published_runs_whose_behaviour_is_unchanged(
     after = json.loads((board / "numbers.json").read_text())
     assert after["aggregates"] == published["numbers"]["aggregates"]  # the reruns agree
 
+    # A checkpoint added to --controllers: its own runs only are new, the rest is taken over
+    # (judged by the fingerprint of the command as published), also from the command line.
+    numbers["provenance"]["behaviour"] = recorded
+    (board / "numbers.json").write_text(json.dumps(numbers))
+    with_checkpoint = _publish_args(board, "--controllers", ABSENT)
+    account = _take_over(with_checkpoint, board, tmp_path / "cache-d")
+    assert account["reused"] == 12 and account["moved_tasks"] == [], account
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(publish, "registry_controllers", lambda suite, backend: (list(REGISTRY), []))
+        mp.setattr(reuse, "RunCache", lambda: RunCache(tmp_path / "cache-e"))
+        assert reuse.main([str(board), "--jobs", "1", "--", *with_checkpoint]) == 0
+    assert _files(tmp_path / "cache-e")
+    other = _publish_args(board, "--controllers", "xrc")
+    assert "other arguments" in _take_over(other, board, tmp_path / "cache-f")["why_none"]
+
     # Another plan (its digest changed: other runs, controllers or arguments): nothing.
     numbers["provenance"]["behaviour"] = {**recorded, "plan": "0" * 64}
     (board / "numbers.json").write_text(json.dumps(numbers))

@@ -208,7 +208,9 @@ def test_every_registry_controller_has_a_readable_name() -> None:
     assert set(controllers.CONTROLLERS) - set(rb.TITLES) == set()
     assert rb.title("ppo", "trained", "runs/main/ppo/x") == "main job's policy, PPO (`ppo`)"
     assert rb.title("ppo", "trained", "ppo:runs/main/ppo/x") == "main job's policy, PPO (`ppo`)"
+    assert rb.title("ppo", "trained", "docs/main-job/policy") == "main job's policy, PPO (`ppo`)"
     assert rb.title("sac", "trained", "runs/other/sac/x") == "SAC (`sac`)"
+    assert rb.title("sac", "trained", "docs/main-job/policy-old") == "SAC (`sac`)"
     assert rb.title("my_pkg.mod:Mine", "policy") == "my_pkg.mod:Mine"
 
 

@@ -11,6 +11,7 @@ from cellgym.paths import REPO_ROOT
 from cellgym.provenance import record
 from evaluation import readme_table
 from evaluation.experiments.inputs import MAIN_JOB
+from evaluation.resolve import resolve_checkpoint
 
 
 def _run(tmp_path):
@@ -19,8 +20,11 @@ def _run(tmp_path):
     (run / "evaluation").mkdir(parents=True)
     (run / ".hydra").mkdir()
     (run / ".hydra" / "config.yaml").write_text(
+        "agent:\n  algo: PPO\n  name: ppo\n"
         "mixture:\n  scenarios:\n    - {scenario: fluctuating, n_envs: 2}\n"
     )
+    (run / "model.zip").write_bytes(b"a trained model")
+    (run / "vecnormalize.pkl").write_bytes(b"its statistics")
     pd.DataFrame(
         {
             "controller": ["ppo:runs/x", "ppo:runs/x", "xrc_policy", "xrc_policy"],
@@ -109,6 +113,12 @@ def test_the_table_is_rendered_from_the_runs_files(tmp_path):
     assert prov["command"] == f"make run, then python -m evaluation.readme_table {run}"
     assert f"inputs digest `{prov['inputs_digest'][:16]}`" in text
     assert [r["mean_reward_mean"] for r in data["summary"]] == [1.0304, 0.2801, 1.0416, 0.26]
+    # The policy goes with them, as a run directory that loads anywhere, its files recorded.
+    policy = tmp_path / "policy"
+    assert data["policy"] == readme_table.policy_digests(run) == readme_table.policy_digests(policy)
+    spec = resolve_checkpoint(policy)
+    assert (spec.label, spec.algo, spec.name) == ("ppo", "PPO", str(policy / "model.zip"))
+    assert spec.vecnormalize == str(policy / "vecnormalize.pkl")
 
 
 def test_a_run_made_from_other_code_or_without_provenance_is_refused(tmp_path, capsys):
@@ -128,11 +138,15 @@ def test_a_run_made_from_other_code_or_without_provenance_is_refused(tmp_path, c
     assert readme_table.main(argv) == 2
     assert "has no provenance.json" in capsys.readouterr().err
     assert "old" in readme.read_text() and not numbers.exists()
+    assert not (tmp_path / "policy").exists()
 
 
 def test_a_run_without_its_files_or_a_readme_without_markers_is_refused(tmp_path, capsys):
     assert readme_table.main([str(tmp_path)]) == 2
-    assert "has no summary.csv, aggregate.csv" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert (
+        "has no summary.csv, aggregate.csv, model.zip, vecnormalize.pkl, .hydra/config.yaml" in err
+    )
     with pytest.raises(ValueError, match="no <!-- main-job-results:begin -->"):
         readme_table.rewrite("no markers here", "x")
 
@@ -149,3 +163,11 @@ def test_the_readme_holds_one_generated_block():
     assert text.count(readme_table.TIMING_BEGIN) == 1 and text.count(readme_table.TIMING_END) == 1
     timing = text[text.index(readme_table.TIMING_BEGIN) : text.index(readme_table.TIMING_END)]
     assert "Measured by that run (seed " in timing and "steps/s" in timing
+
+
+def test_the_committed_policy_is_the_main_jobs():
+    """``docs/main-job/policy`` holds the files its numbers record, and loads as a checkpoint."""
+    recorded = json.loads(readme_table.NUMBERS.read_text())["policy"]
+    assert readme_table.policy_digests(readme_table.POLICY) == recorded
+    spec = resolve_checkpoint(readme_table.POLICY)
+    assert spec.kind == "trained" and spec.vecnormalize is not None
