@@ -356,7 +356,8 @@ def report_pair(rows: list[dict[str, Any]], a: str, b: str) -> None:
     print(f"{rb['path']}: x{whole:.2f} the steps/s of {a}, x{steady:.2f} after the first reset")
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
+    """The command line's options (the module's docstring lists them)."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=200_000, help="env steps of each path")
     parser.add_argument("--cells-scale", type=int, default=32, help="(b): cells x the main job's")
@@ -390,9 +391,15 @@ def main() -> None:
         action="store_true",
         help="add (b0): (b) with trace cells reset by whole-series synthesis (the code before)",
     )
-    args = parser.parse_args()
+    return parser.parse_args()
 
-    torch.set_num_threads(args.threads)
+
+def run_paths(args: argparse.Namespace) -> list[dict[str, Any]]:
+    """Train the main job on every path ``args`` asks for; one ``run_sb3``/``run_learner`` row each.
+
+    In the order (a), (b0), (b), (d), (e), (c), each left out by its ``--skip-*`` option (and
+    (b0) unless ``--whole-trace-resets``).
+    """
     with tempfile.TemporaryDirectory() as run_dir:
         cfg = main_job_config(run_dir)
         warm(cfg)
@@ -444,6 +451,14 @@ def main() -> None:
                     int(kw["n_epochs"]),
                 )
             )
+    return rows
+
+
+def main() -> None:
+    """Run the paths and print their throughput and where the time went."""
+    args = parse_args()
+    torch.set_num_threads(args.threads)
+    rows = run_paths(args)
     print(
         f"torch {torch.__version__}, {torch.get_num_threads()} intra-op thread(s); "
         f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs"

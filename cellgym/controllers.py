@@ -109,8 +109,9 @@ def _ns3_tcp(name: str) -> Controller:
     )
 
 
-def _registry() -> dict[str, Controller]:
-    out = {name: _ns3_tcp(name) for name in NS3_TCPS}
+def _cellgym_senders() -> dict[str, Controller]:
+    """The native senders CellGym models itself, on both backends (XRC, XCP, RCP, XCP-r, PBE-CC)."""
+    out: dict[str, Controller] = {}
     out["xrc"] = Controller(
         name="xrc",
         kind="native",
@@ -174,6 +175,12 @@ def _registry() -> dict[str, Controller]:
         ns3_type="ns3::TcpPbe",
         fast_model="pbecc",
     )
+    return out
+
+
+def _policies() -> dict[str, Controller]:
+    """The per-step policies of ``baselines/``, by name."""
+    out: dict[str, Controller] = {}
     out["xrc_policy"] = Controller(
         name="xrc_policy",
         kind="policy",
@@ -208,6 +215,12 @@ def _registry() -> dict[str, Controller]:
         code={"policy": "baselines/oracle.py"},
         entry_point="baselines.oracle:DelayedOraclePolicy",
     )
+    return out
+
+
+def _test_only() -> dict[str, Controller]:
+    """The entries only tests run (``test_only``), by name."""
+    out: dict[str, Controller] = {}
     out["constrate"] = Controller(
         name="constrate",
         kind="native",
@@ -222,6 +235,15 @@ def _registry() -> dict[str, Controller]:
         fast_model="constrate",
         test_only=True,
     )
+    return out
+
+
+def _registry() -> dict[str, Controller]:
+    """Every entry, by name: ns-3's TCPs, CellGym's senders, the policies, the test-only ones."""
+    out = {name: _ns3_tcp(name) for name in NS3_TCPS}
+    out.update(_cellgym_senders())
+    out.update(_policies())
+    out.update(_test_only())
     return out
 
 

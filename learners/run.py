@@ -285,14 +285,7 @@ def train(
             features=cfg.features,
         )
         rollout = agent.cfg.n_steps * cells.num_envs
-        period = -(-cfg.checkpoint_freq // rollout) * rollout if cfg.checkpoint_freq else 0
-        if period and period != cfg.checkpoint_freq:
-            log.info(
-                "checkpoint_freq=%d rounded up to %d steps (whole rollouts of %d steps)",
-                cfg.checkpoint_freq,
-                period,
-                rollout,
-            )
+        period = _checkpoint_period(cfg.checkpoint_freq, rollout)
         log.info(
             "%s: %d cells, rollouts of %d steps (%d per cell), minibatches of %d, %d epochs",
             ALGO,
@@ -303,11 +296,7 @@ def train(
             agent.cfg.n_epochs,
         )
         ckpt_dir = run_dir / "checkpoints"
-        bar = None
-        if progress_bar:
-            from tqdm.auto import tqdm
-
-            bar = tqdm(total=cfg.total_timesteps, unit="step", unit_scale=True, desc="train")
+        bar = _progress_bar(cfg.total_timesteps) if progress_bar else None
         t0 = time.monotonic()
         last_saved = 0
 
@@ -328,11 +317,40 @@ def train(
             save_checkpoint(agent, ckpt_dir, cfg.agent.name)
         if bar is not None:
             bar.close()
-        policy = PPOPolicy.from_learner(agent)
-        policy.export_sb3(
-            run_dir / "model.zip", run_dir / "vecnormalize.pkl", num_timesteps=agent.num_timesteps
-        )
-        policy.save(run_dir / "policy.pt")
+        _save_final(agent, run_dir)
     finally:
         cells.close()
     return agent.num_timesteps
+
+
+def _checkpoint_period(checkpoint_freq: int, rollout: int) -> int:
+    """``checkpoint_freq`` rounded up to whole rollouts of ``rollout`` steps (0: no checkpoints).
+
+    The learner checkpoints between updates only, so a period that is not a whole number of
+    rollouts is rounded up (and the rounding logged).
+    """
+    period = -(-checkpoint_freq // rollout) * rollout if checkpoint_freq else 0
+    if period and period != checkpoint_freq:
+        log.info(
+            "checkpoint_freq=%d rounded up to %d steps (whole rollouts of %d steps)",
+            checkpoint_freq,
+            period,
+            rollout,
+        )
+    return period
+
+
+def _progress_bar(total_timesteps: int) -> Any:
+    """A tqdm bar over the run's ``total_timesteps`` steps."""
+    from tqdm.auto import tqdm
+
+    return tqdm(total=total_timesteps, unit="step", unit_scale=True, desc="train")
+
+
+def _save_final(agent: PPO, run_dir: Path) -> None:
+    """The trained policy in ``run_dir``: ``model.zip`` + ``vecnormalize.pkl`` and ``policy.pt``."""
+    policy = PPOPolicy.from_learner(agent)
+    policy.export_sb3(
+        run_dir / "model.zip", run_dir / "vecnormalize.pkl", num_timesteps=agent.num_timesteps
+    )
+    policy.save(run_dir / "policy.pt")

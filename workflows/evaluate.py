@@ -237,6 +237,30 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
     (out / "comparison.txt").write_text(table + "\n")
     paths["comparison"] = out / "comparison.txt"
 
+    _print_outcome(cfg, args, table, results, paths)
+    return {
+        "results": results,
+        "flows": flows,
+        "timeseries": timeseries,
+        "summary": summary,
+        "paths": paths,
+    }
+
+
+def _print_outcome(
+    cfg: DictConfig, args: dict[str, Any], table: str, results: Any, paths: dict[str, Path]
+) -> None:
+    """Print the comparison table, the failed runs and the written files.
+
+    When every run failed, the first failure is named on stderr too.
+
+    Args:
+        cfg: The evaluation config (its ``confidence``).
+        args: ``validate``'s result (its ``seeds`` and ``backend``).
+        table: The comparison table (``summary_table``).
+        results: The results DataFrame, one row per run.
+        paths: The written files by key (``write_report``'s, and ``comparison``).
+    """
     pct = f"{cfg.confidence:.0%}".replace("%", " %")
     print(f"mean ± {pct} confidence interval over seeds {args['seeds']} ({args['backend']}):")
     print(table)
@@ -256,13 +280,6 @@ def evaluate(cfg: DictConfig) -> dict[str, Any]:
             f"{first['controller']} / {first['scenario']} / seed {first['seed']}: {first['error']}",
             file=sys.stderr,
         )
-    return {
-        "results": results,
-        "flows": flows,
-        "timeseries": timeseries,
-        "summary": summary,
-        "paths": paths,
-    }
 
 
 @hydra.main(config_path="../configs", config_name="evaluate", version_base="1.3")

@@ -163,24 +163,60 @@ def generate(
     Raises:
         SpecError: The dataset exists and ``force`` is not given.
     """
-    import minari
-    from tqdm import tqdm
-
     check_recordable(entrants)
     check_dataset_id(name)
     root = Path(root).resolve()  # Minari joins a relative root onto itself
     path = dataset_path(root, name)
+    _clear_existing(path, name, force)
+    jobs = plan(suite, split, backend, entrants)
+    prov = record(
+        COMMAND, list(args), (*run_inputs(backend), "evaluation/benchmark/*.py"), REPO_ROOT
+    )
+    cellgym_meta = _initial_metadata(suite, split, backend, entrants, jobs, prov)
+    t0 = time.monotonic()
+    data = _create_empty(root, name, suite, split, backend, entrants, prov)
+    data.storage.update_metadata({"cellgym": cellgym_meta})
+    state, failed = _record_all(data, jobs, workers, backend, progress)
+    wall = time.monotonic() - t0
+    cellgym_meta.update(complete=not failed, wall_s=wall, failed=[list(f) for f in failed])
+    data.storage.update_metadata({"cellgym": cellgym_meta})
+    return {
+        "id": name,
+        "root": str(root),
+        "path": str(path),
+        "episodes": state["episodes"],
+        "steps": state["steps"],
+        "runs": len(jobs),
+        "failed": failed,
+        "wall_s": wall,
+        "size_bytes": folder_size(path),
+    }
+
+
+def _clear_existing(path: Path, name: str, force: bool) -> None:
+    """Make way for the dataset at ``path``: delete an existing one if ``force``.
+
+    Raises:
+        SpecError: The dataset exists and ``force`` is not given.
+    """
     if path.exists():
         if not force:
             raise SpecError(
                 f"--id={name!r} exists at {path}: delete it, pass another --id or --force"
             )
         shutil.rmtree(path)
-    jobs = plan(suite, split, backend, entrants)
-    prov = record(
-        COMMAND, list(args), (*run_inputs(backend), "evaluation/benchmark/*.py"), REPO_ROOT
-    )
-    cellgym_meta = {
+
+
+def _initial_metadata(
+    suite: Suite,
+    split: str,
+    backend: str,
+    entrants: Sequence[Entrant],
+    jobs: Sequence[DatasetJob],
+    prov: dict[str, Any],
+) -> dict[str, Any]:
+    """The dataset's ``metadata["cellgym"]`` before its first run: ``complete`` False."""
+    return {
         "format": DATASET_FORMAT,
         "complete": False,
         "suite": suite.name,
@@ -206,10 +242,23 @@ def generate(
         "dirty": prov["dirty"],
         "provenance": prov,
     }
-    t0 = time.monotonic()
+
+
+def _create_empty(
+    root: Path,
+    name: str,
+    suite: Suite,
+    split: str,
+    backend: str,
+    entrants: Sequence[Entrant],
+    prov: dict[str, Any],
+) -> Any:
+    """A new, empty Minari dataset ``name`` under ``root``, with its description."""
+    import minari
+
     with _datasets_root(root), warnings.catch_warnings():
         warnings.simplefilter("ignore", UserWarning)  # Minari's notes on absent optional fields
-        data = minari.create_dataset_from_buffers(
+        return minari.create_dataset_from_buffers(
             name,
             [],
             observation_space=observation_space(),
@@ -224,7 +273,18 @@ def generate(
             ),
             data_format="arrow",
         )
-    data.storage.update_metadata({"cellgym": cellgym_meta})
+
+
+def _record_all(
+    data: Any, jobs: Sequence[DatasetJob], workers: int, backend: str, progress: bool
+) -> tuple[dict[str, int], list[tuple[str, str]]]:
+    """Record every job and append its episodes to ``data`` in the plan's order.
+
+    Returns:
+        The counts (``{"next", "episodes", "steps"}``) and the failed runs as
+        ``(job label, error)``.
+    """
+    from tqdm import tqdm
 
     done: dict[int, list[dict[str, Any]] | str] = {}
     failed: list[tuple[str, str]] = []
@@ -251,20 +311,7 @@ def generate(
         _run(jobs, workers, finish)
     finally:
         bar.close()
-    wall = time.monotonic() - t0
-    cellgym_meta.update(complete=not failed, wall_s=wall, failed=[list(f) for f in failed])
-    data.storage.update_metadata({"cellgym": cellgym_meta})
-    return {
-        "id": name,
-        "root": str(root),
-        "path": str(path),
-        "episodes": state["episodes"],
-        "steps": state["steps"],
-        "runs": len(jobs),
-        "failed": failed,
-        "wall_s": wall,
-        "size_bytes": folder_size(path),
-    }
+    return state, failed
 
 
 def _run(

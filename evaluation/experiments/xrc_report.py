@@ -32,6 +32,32 @@ def report(numbers: dict[str, Any]) -> str:
         "`configs/scenario/xrc_fig*.yaml`. Set-up: 50 RBs, RLC buffer 128 packets, minimum RTT "
         "about 38 ms, budget 10 ms; XRC is CellGym's native per-ACK sender (`ns3::TcpXrc`).",
         "",
+    ]
+    lines += _fig1_section(numbers)
+    lines += _fig3_section(numbers)
+    lines += _fig4_section(numbers)
+    lines += _fig5_section(numbers)
+    lines += _fig6_section(numbers)
+    lines += _fig7_section(numbers)
+    lines += internet_section(numbers.get("internet", {}))
+    lines += differences(numbers)
+    lines += ["", "## Figures", ""]
+    lines += [f"![{name}]({name})" for name in meta["images"]]
+    lines += ["", markdown_line(prov)]
+    return "\n".join(lines) + "\n"
+
+
+def _fig1_row(label: str, m: dict[str, Any]) -> str:
+    """A row of Fig. 1's tables: utilization and the HoL delay of one run."""
+    return (
+        f"| {label} | {_f(m['utilization'], 3)} | {_f(m['hol_p50_ms'], 1)} | "
+        f"{_f(m['hol_p90_ms'], 1)} | {_f(m['hol_budget_compliance'], 3)} |"
+    )
+
+
+def _fig1_section(numbers: dict[str, Any]) -> list[str]:
+    """Fig. 1, one UE on a swinging capacity: LTE's table, then NR's when it ran."""
+    lines = [
         "## Fig. 1: one UE, capacity swinging between about 7 and 34 Mbit/s",
         "",
         "Paper: at p90 the TCPs' HoL delay is near 400 ms, XRC's an order of magnitude lower; "
@@ -40,11 +66,7 @@ def report(numbers: dict[str, Any]) -> str:
         "| cca | utilization | HoL p50 ms | HoL p90 ms | HoL within budget |",
         "|---|---|---|---|---|",
     ]
-    for cca, m in numbers.get("fig1", {}).items():
-        lines.append(
-            f"| {cca} | {_f(m['utilization'], 3)} | {_f(m['hol_p50_ms'], 1)} | "
-            f"{_f(m['hol_p90_ms'], 1)} | {_f(m['hol_budget_compliance'], 3)} |"
-        )
+    lines += [_fig1_row(cca, m) for cca, m in numbers.get("fig1", {}).items()]
     if numbers.get("fig1_nr"):
         lines += [
             "",
@@ -58,12 +80,13 @@ def report(numbers: dict[str, Any]) -> str:
             "| cell, cca | utilization | HoL p50 ms | HoL p90 ms | HoL within budget |",
             "|---|---|---|---|---|",
         ]
-        for cca, m in numbers["fig1_nr"].items():
-            lines.append(
-                f"| {cca} | {_f(m['utilization'], 3)} | {_f(m['hol_p50_ms'], 1)} | "
-                f"{_f(m['hol_p90_ms'], 1)} | {_f(m['hol_budget_compliance'], 3)} |"
-            )
-    lines += [
+        lines += [_fig1_row(cca, m) for cca, m in numbers["fig1_nr"].items()]
+    return lines
+
+
+def _fig3_section(numbers: dict[str, Any]) -> list[str]:
+    """Fig. 3, a second flow joining XRC: Jain's index after the join."""
+    lines = [
         "",
         "## Fig. 3: XRC with a second flow joining at 5 s in congestion avoidance",
         "",
@@ -72,7 +95,12 @@ def report(numbers: dict[str, Any]) -> str:
     ]
     for lab, m in numbers.get("fig3", {}).items():
         lines.append(f"| {lab} | {_f(m['jain_after_join'], 3)} |")
-    lines += [
+    return lines
+
+
+def _fig4_section(numbers: dict[str, Any]) -> list[str]:
+    """Fig. 4, four flows of different RTTs: fairness and XRC's HoL delay."""
+    lines = [
         "",
         "## Fig. 4: four flows, minimum RTTs up to 30 ms apart, joining and leaving every 10 s",
         "",
@@ -83,7 +111,21 @@ def report(numbers: dict[str, Any]) -> str:
     ]
     for lab, m in numbers.get("fig4", {}).items():
         lines.append(f"| {lab} | {_f(m['jain'], 4)} | {_f(m['hol_budget_compliance'], 3)} |")
-    lines += [
+    return lines
+
+
+def _fig5_row(label: str, m: dict[str, Any]) -> str:
+    """A row of Fig. 5's tables: fairness, queueing and HoL delay of one pair."""
+    return (
+        f"| {label} | {_f(m['jain'], 3)} | {_f(m['queueing_p50_ms'], 1)} | "
+        f"{_f(m['hol_p50_ms'], 1)} | {_f(m['hol_p90_ms'], 1)} | "
+        f"{_f(m['hol_budget_compliance'], 3)} |"
+    )
+
+
+def _fig5_section(numbers: dict[str, Any]) -> list[str]:
+    """Fig. 5, a capacity seeker against a joining flow: LTE's table, then NR's when it ran."""
+    lines = [
         "",
         "## Fig. 5: a capacity-seeking flow against a second one joining at 5 s",
         "",
@@ -93,12 +135,7 @@ def report(numbers: dict[str, Any]) -> str:
         "| first vs second | Jain | queueing p50 ms | HoL p50 ms | HoL p90 ms | HoL <= budget |",
         "|---|---|---|---|---|---|",
     ]
-    for lab, m in numbers.get("fig5", {}).items():
-        lines.append(
-            f"| {lab} | {_f(m['jain'], 3)} | {_f(m['queueing_p50_ms'], 1)} | "
-            f"{_f(m['hol_p50_ms'], 1)} | {_f(m['hol_p90_ms'], 1)} | "
-            f"{_f(m['hol_budget_compliance'], 3)} |"
-        )
+    lines += [_fig5_row(lab, m) for lab, m in numbers.get("fig5", {}).items()]
     if numbers.get("fig5_nr"):
         lines += [
             "",
@@ -113,13 +150,13 @@ def report(numbers: dict[str, Any]) -> str:
             "HoL <= budget |",
             "|---|---|---|---|---|---|",
         ]
-        for lab, m in numbers["fig5_nr"].items():
-            lines.append(
-                f"| {lab} | {_f(m['jain'], 3)} | {_f(m['queueing_p50_ms'], 1)} | "
-                f"{_f(m['hol_p50_ms'], 1)} | {_f(m['hol_p90_ms'], 1)} | "
-                f"{_f(m['hol_budget_compliance'], 3)} |"
-            )
-    lines += [
+        lines += [_fig5_row(lab, m) for lab, m in numbers["fig5_nr"].items()]
+    return lines
+
+
+def _fig6_section(numbers: dict[str, Any]) -> list[str]:
+    """Fig. 6, bulk download beside a video flow: queueing and the chunks' delivery."""
+    lines = [
         "",
         "## Fig. 6: bulk download against a CUBIC video flow (2 s at 17 Mbit/s every 10 s)",
         "",
@@ -133,7 +170,12 @@ def report(numbers: dict[str, Any]) -> str:
             f"| {lab} | {_f(m['queueing_within_budget'], 3)} | "
             f"{_f(m['chunk_delivery_mean_s'])} | {_f(m['chunk_delivery_max_s'])} |"
         )
-    lines += [
+    return lines
+
+
+def _fig7_section(numbers: dict[str, Any]) -> list[str]:
+    """Fig. 7, a capacity seeker against short flows: their completion times."""
+    lines = [
         "",
         "## Fig. 7: a capacity-seeking flow against short NewReno flows (10 KB-2 MB, one per 5 s)",
         "",
@@ -148,12 +190,7 @@ def report(numbers: dict[str, Any]) -> str:
             f"| {lab} | {_f(m['fct_p50_s'], 3)} | {_f(m['fct_p90_s'], 3)} | "
             f"{_f(m['fct_max_s'], 3)} | {m['completed']} | {_f(m['hol_p90_ms'], 1)} |"
         )
-    lines += internet_section(numbers.get("internet", {}))
-    lines += differences(numbers)
-    lines += ["", "## Figures", ""]
-    lines += [f"![{name}]({name})" for name in meta["images"]]
-    lines += ["", markdown_line(prov)]
-    return "\n".join(lines) + "\n"
+    return lines
 
 
 def internet_section(rows: dict[str, Any]) -> list[str]:

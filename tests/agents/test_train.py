@@ -77,7 +77,19 @@ def test_ppo_trains_and_is_evaluated_beside_xrc_with_wandb_offline(tmp_path, mon
     )
     out = train(cfg)
 
-    # The run directory: config, command, seed, logs, checkpoints, models.
+    progress = _check_run_directory(run_dir, out)
+    _check_periodic_evaluation(run_dir, out, progress)
+    printed = capsys.readouterr()
+    _check_final_comparison(run_dir, out, printed.out)
+    _check_wandb_offline(run_dir)
+
+    # The progress bar shows reward per step and the last evaluation beside XRC.
+    err = printed.err
+    assert "rew/step" in err and "vs xrc_policy" in err
+
+
+def _check_run_directory(run_dir: Path, out: dict) -> list[dict[str, str]]:
+    """The run directory: config, command, seed, logs, checkpoints, models; its progress rows."""
     assert (run_dir / ".hydra" / "config.yaml").is_file()
     assert "python" in (run_dir / "command.txt").read_text()
     assert int((run_dir / "seed.txt").read_text()) == out["seed"]
@@ -94,8 +106,11 @@ def test_ppo_trains_and_is_evaluated_beside_xrc_with_wandb_offline(tmp_path, mon
     steps = [int(float(r["time/total_timesteps"])) for r in progress]
     assert steps == sorted(steps) and steps[-1] == out["timesteps"]
     assert any(r.get("train/value_loss") for r in progress)
+    return progress
 
-    # Periodic evaluation: the policy and XRC at every evaluation, on the same seeds.
+
+def _check_periodic_evaluation(run_dir: Path, out: dict, progress: list[dict[str, str]]) -> None:
+    """Periodic evaluation: the policy and XRC at every evaluation, on the same seeds."""
     history = _rows(run_dir / "eval_history.csv")
     by_step: dict[int, set[str]] = {}
     for r in history:
@@ -107,8 +122,9 @@ def test_ppo_trains_and_is_evaluated_beside_xrc_with_wandb_offline(tmp_path, mon
     assert all(c == {"ppo", "xrc_policy"} for c in by_step.values())
     assert any("eval/ppo/reward_mean" in r and r["eval/ppo/reward_mean"] for r in progress)
 
-    # The final comparison: tidy results, summary with CIs, report and plots, the same numbers
-    # as returned.
+
+def _check_final_comparison(run_dir: Path, out: dict, printed: str) -> None:
+    """The final comparison: tidy results, summary with CIs, report and plots, as returned."""
     ev = run_dir / "evaluation"
     results = pd.read_parquet(ev / "results.parquet")
     assert results[["controller", "seed", "steps", "status"]].values.tolist() == [
@@ -124,15 +140,18 @@ def test_ppo_trains_and_is_evaluated_beside_xrc_with_wandb_offline(tmp_path, mon
         assert (ev / name).is_file(), name
     table = (ev / "comparison.txt").read_text()
     assert "ppo" in table and "xrc_policy" in table and "reward" in table
-    printed = capsys.readouterr()
-    assert "plot: " in printed.out and str(ev / "report.md") in printed.out
-    assert "periodic evaluation (fast backend, seeds [7]), best at" in printed.out
+    assert "plot: " in printed and str(ev / "report.md") in printed
+    assert "periodic evaluation (fast backend, seeds [7]), best at" in printed
 
-    # W&B, offline: one run under the run directory holding the config, training and
-    # evaluation scalars and the comparison table; TensorBoard events beside it.
-    # W&B's service writes the run file on its own; teardown waits until it is written (what
-    # the process's exit does for train.py; under a loaded machine the file could still hold its
-    # header only right after run.finish()).
+
+def _check_wandb_offline(run_dir: Path) -> None:
+    """W&B, offline: one run under the run directory; TensorBoard events beside it.
+
+    The W&B run holds the config, training and evaluation scalars and the comparison table.
+    W&B's service writes the run file on its own; teardown waits until it is written (what the
+    process's exit does for train.py; under a loaded machine the file could still hold its
+    header only right after run.finish()).
+    """
     import wandb
 
     wandb.teardown()
@@ -144,10 +163,6 @@ def test_ppo_trains_and_is_evaluated_beside_xrc_with_wandb_offline(tmp_path, mon
     assert list((runs[0] / "files" / "media" / "table").rglob("*.table.json"))
     assert len(list((runs[0] / "files" / "media" / "images").rglob("*.png"))) == 3
     assert list((run_dir / "tensorboard").glob("events.out.tfevents.*"))
-
-    # The progress bar shows reward per step and the last evaluation beside XRC.
-    err = printed.err
-    assert "rew/step" in err and "vs xrc_policy" in err
 
 
 def test_killed_run_resumes_from_its_latest_checkpoint(tmp_path):
