@@ -196,26 +196,17 @@ def take_over(args: Sequence[str], folder: Path, cache: RunCache, jobs: int = 1)
     return seed_cache(numbers, now, todo, cache)
 
 
-def _without_checkpoints(args: Sequence[str]) -> list[str]:
-    """``args`` with the trained checkpoints taken out of ``--controllers``.
+def _without_checkpoints(args: Sequence[str]) -> dict[str, Any]:
+    """The publish command ``args`` as the benchmark's parser reads it, its checkpoints left out.
 
-    Two publish commands that differ only there plan the same runs for every other controller.
+    Two commands that differ only in the trained checkpoints of ``--controllers`` plan the same
+    runs for every other controller.
     """
     from evaluation.benchmark import cli, publish
 
-    out: list[str] = []
-    items = list(args)
-    i = 0
-    while i < len(items):
-        if items[i] == "--controllers" and i + 1 < len(items):
-            kept = [c for c in cli._controllers([items[i + 1]]) if not publish.is_checkpoint(c)]
-            if kept:
-                out += ["--controllers", ",".join(kept)]
-            i += 2
-            continue
-        out.append(items[i])
-        i += 1
-    return out
+    parsed = vars(cli._parser().parse_args(list(args)))
+    kept = [c for c in cli._controllers(parsed["controllers"]) if not publish.is_checkpoint(c)]
+    return {**parsed, "controllers": kept}
 
 
 def describe(account: Mapping[str, Any]) -> str:
